@@ -1,0 +1,358 @@
+/*
+ * The four launch backends.  fork, clone3 and vfork share child_run(), the
+ * only code that runs in the child before execve(2): it calls nothing but
+ * async-signal-safe system calls (signal-safety(7)), since after fork in a
+ * process that may have had threads, or after clone(CLONE_VM), nothing else
+ * is safe.  posix_spawn does the same steps inside glibc.
+ */
+#include "config.h"
+
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "syscalls.h"
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* struct clone_args of clone3(2), version 2 (Linux 5.7, with cgroup). */
+struct runx_clone_args {
+	uint64_t flags;
+	uint64_t pidfd;
+	uint64_t child_tid;
+	uint64_t parent_tid;
+	uint64_t exit_signal;
+	uint64_t stack;
+	uint64_t stack_size;
+	uint64_t tls;
+	uint64_t set_tid;
+	uint64_t set_tid_size;
+	uint64_t cgroup;
+};
+
+/* Why the child did not reach the command; sent to the parent. */
+struct child_failure {
+	int stage; /* 0: none, STAGE_SETUP or STAGE_EXEC */
+	int err;   /* errno */
+};
+
+enum { STAGE_SETUP = 1, STAGE_EXEC = 2 };
+
+/* Highest fd to mark close-on-exec where close_range(2) is missing. */
+static long fallback_max_fd = 1024;
+
+/* Marks every fd above 2 close-on-exec (so a report pipe survives to exec). */
+static int close_fds_on_exec(void)
+{
+	if (runx_close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	for (long fd = 3; fd < fallback_max_fd; fd++)
+		fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+/* In the child: set up and execve; returns only on failure, saying why. */
+static void child_run(const struct runx_launch_request *req,
+		      struct child_failure *f)
+{
+	f->stage = STAGE_SETUP;
+	if (req->new_session && setsid() < 0)
+		goto fail;
+	for (int i = 0; i < 3; i++) {
+		int src = req->stdio->source[i];
+
+		if (src < 0)
+			continue;
+		if (src == i) {
+			if (fcntl(i, F_SETFD, 0) < 0)
+				goto fail;
+		} else if (dup2(src, i) < 0) {
+			goto fail;
+		}
+	}
+	if (req->close_fds)
+		close_fds_on_exec();
+	if (sigprocmask(SIG_SETMASK, req->child_mask, NULL) < 0)
+		goto fail;
+	execve(req->path, req->argv, req->envp);
+	f->stage = STAGE_EXEC;
+fail:
+	f->err = errno;
+}
+
+/* Reaps a child that never reached the command. */
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Turns the child's report into the result of runx_launch(). */
+static int finish(const struct child_failure *f, pid_t pid, int pidfd,
+		  struct runx_launched *out)
+{
+	if (f->stage != 0) {
+		if (pidfd >= 0)
+			close(pidfd);
+		reap(pid);
+		if (f->stage == STAGE_EXEC) {
+			out->exec_errno = f->err != 0 ? f->err : ENOEXEC;
+			return 0;
+		}
+		return -(f->err != 0 ? f->err : EINVAL);
+	}
+	if (pidfd < 0) {
+		pidfd = runx_pidfd_open(pid, 0);
+		if (pidfd < 0) {
+			int e = errno;
+			kill(pid, SIGKILL);
+			reap(pid);
+			return -e;
+		}
+	}
+	out->pid = pid;
+	out->pidfd = pidfd;
+	return 0;
+}
+
+/* fork(2) or clone3(2) without CLONE_VM; the child reports on a pipe. */
+static int launch_forked(const struct runx_launch_request *req,
+			 struct runx_launched *out)
+{
+	struct child_failure f = {0, 0};
+	int report[2], pidfd = -1;
+	pid_t pid;
+
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return -errno;
+	if (req->backend == RUNX_LAUNCH_CLONE3) {
+		struct runx_clone_args args;
+
+		memset(&args, 0, sizeof(args));
+		args.flags = CLONE_PIDFD;
+		args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+		args.exit_signal = SIGCHLD;
+		if (req->cgroup_fd >= 0) {
+			args.flags |= CLONE_INTO_CGROUP;
+			args.cgroup = (uint64_t)req->cgroup_fd;
+		}
+		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	} else {
+		if (req->cgroup_fd >= 0) {
+			close(report[0]);
+			close(report[1]);
+			return -ENOTSUP;
+		}
+		pid = fork();
+	}
+	if (pid < 0) {
+		int e = errno;
+		close(report[0]);
+		close(report[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		child_run(req, &f);
+		(void)!write(report[1], &f, sizeof(f));
+		_exit(127);
+	}
+	close(report[1]);
+	ssize_t n;
+	do
+		n = read(report[0], &f, sizeof(f));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n != (ssize_t)sizeof(f))
+		f.stage = 0; /* EOF: execve succeeded and closed the pipe */
+	return finish(&f, pid, pidfd, out);
+}
+
+struct vfork_context {
+	const struct runx_launch_request *req;
+	struct child_failure failure; /* shared: CLONE_VM */
+};
+
+static int vfork_child(void *arg)
+{
+	struct vfork_context *ctx = arg;
+
+	child_run(ctx->req, &ctx->failure);
+	_exit(127);
+}
+
+/*
+ * clone(CLONE_VM|CLONE_VFORK) on a stack of its own: the parent sleeps until
+ * execve or _exit, and reads the child's report from shared memory.
+ */
+static int launch_vforked(const struct runx_launch_request *req,
+			  struct runx_launched *out)
+{
+	const size_t stack_size = 64 * 1024;
+	struct vfork_context ctx = {req, {0, 0}};
+	void *stack;
+	pid_t pid;
+
+	if (req->cgroup_fd >= 0)
+		return -ENOTSUP;
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -errno;
+	pid = clone(vfork_child, (char *)stack + stack_size,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &ctx);
+	int e = errno;
+	munmap(stack, stack_size);
+	if (pid < 0)
+		return -e;
+	return finish(&ctx.failure, pid, -1, out);
+}
+
+/* posix_spawn(3): glibc >= 2.24 reports exec errors as its return value. */
+static int launch_spawned(const struct runx_launch_request *req,
+			  struct runx_launched *out)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	short flags = POSIX_SPAWN_SETSIGMASK;
+	pid_t pid;
+	int r;
+
+	if (req->cgroup_fd >= 0) {
+#ifndef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
+		return -ENOTSUP;
+#endif
+	}
+#ifndef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	if (req->close_fds)
+		return -ENOTSUP;
+#endif
+	if ((r = posix_spawnattr_init(&attr)) != 0)
+		return -r;
+	if ((r = posix_spawn_file_actions_init(&actions)) != 0) {
+		posix_spawnattr_destroy(&attr);
+		return -r;
+	}
+	if (req->new_session)
+		flags |= POSIX_SPAWN_SETSID;
+	r = posix_spawnattr_setflags(&attr, flags);
+	if (r == 0)
+		r = posix_spawnattr_setsigmask(&attr, req->child_mask);
+	for (int i = 0; i < 3 && r == 0; i++)
+		if (req->stdio->source[i] >= 0)
+			r = posix_spawn_file_actions_adddup2(
+				&actions, req->stdio->source[i], i);
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	if (r == 0 && req->close_fds)
+		r = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
+#ifdef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
+	if (r == 0 && req->cgroup_fd >= 0) {
+		r = posix_spawnattr_setcgroup_np(&attr, req->cgroup_fd);
+		if (r == 0)
+			r = posix_spawnattr_setflags(
+				&attr, flags | POSIX_SPAWN_SETCGROUP);
+	}
+#endif
+	if (r == 0)
+		r = posix_spawn(&pid, req->path, &actions, &attr, req->argv,
+				req->envp);
+	posix_spawn_file_actions_destroy(&actions);
+	posix_spawnattr_destroy(&attr);
+	if (r == EAGAIN || r == ENOMEM)
+		return -r; /* clone(2) failed: runx is out of resources */
+	struct child_failure f = {r == 0 ? 0 : STAGE_EXEC, r};
+	if (r != 0)
+		pid = 0;
+	if (f.stage != 0) {
+		out->exec_errno = r;
+		return 0; /* glibc already reaped the failed child */
+	}
+	return finish(&f, pid, -1, out);
+}
+
+int runx_launch(const struct runx_launch_request *req,
+		struct runx_launched *out)
+{
+	struct rlimit rl;
+
+	out->pid = 0;
+	out->pidfd = -1;
+	out->exec_errno = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		fallback_max_fd = (long)rl.rlim_cur;
+	switch (req->backend) {
+	case RUNX_LAUNCH_POSIX_SPAWN:
+		return launch_spawned(req, out);
+	case RUNX_LAUNCH_FORK:
+	case RUNX_LAUNCH_CLONE3:
+		return launch_forked(req, out);
+	case RUNX_LAUNCH_VFORK:
+		return launch_vforked(req, out);
+	case RUNX_LAUNCH_DEFAULT:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* Joins dir (len bytes; empty means ".") and name into buf. */
+static int join_path(const char *dir, size_t len, const char *name, char *buf,
+		     size_t size)
+{
+	int n;
+
+	if (len == 0)
+		n = snprintf(buf, size, "%s", name);
+	else
+		n = snprintf(buf, size, "%.*s/%s", (int)len, dir, name);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int runx_resolve_command(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	bool denied = false;
+
+	if (name[0] == '\0')
+		return -ENOENT;
+	if (strchr(name, '/') != NULL) {
+		if (strlen(name) >= size)
+			return -ENAMETOOLONG;
+		strcpy(buf, name);
+		return 0; /* execve reports what is wrong with it */
+	}
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		struct stat st;
+
+		if (join_path(p, (size_t)(end - p), name, buf, size) == 0 &&
+		    stat(buf, &st) == 0) {
+			if (!S_ISDIR(st.st_mode) &&
+			    faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0)
+				return 0;
+			denied = true; /* execvp would see EACCES here */
+		}
+		if (*end == '\0')
+			break;
+		p = end;
+	}
+	return denied ? -EACCES : -ENOENT;
+}

@@ -1,0 +1,59 @@
+/* Starting the command: four backends with one contract (runx(1), LAUNCH). */
+#ifndef RUNX_LAUNCH_H
+#define RUNX_LAUNCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "options.h"
+#include "redirect.h"
+
+struct runx_launch_request {
+	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
+	const char *path;              /* from runx_resolve_command() */
+	char *const *argv;
+	char *const *envp;
+	bool new_session;               /* setsid(2) in the child */
+	const struct runx_stdio *stdio; /* fds 0-2 of the child */
+	bool close_fds;                 /* close inherited fds above 2 */
+	const sigset_t *child_mask;     /* the signal mask runx started with */
+	int cgroup_fd; /* directory fd of a cgroup v2 to start in, or -1 */
+};
+
+struct runx_launched {
+	pid_t pid;      /* 0 if nothing is running */
+	int pidfd;      /* owned by the caller; -1 if nothing is running */
+	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
+};
+
+/*
+ * Finds the file execve(2) should run for name the way execvp(3) searches
+ * PATH (default "/bin:/usr/bin"; a name with '/' is used as it is), using
+ * faccessat(2) with AT_EACCESS instead of trying each candidate.  Writes it
+ * into buf (size bytes).  Returns 0, -ENOENT when nothing is found,
+ * -EACCES when only non-executable candidates were found (execvp's rule),
+ * or -ENAMETOOLONG.
+ */
+int runx_resolve_command(const char *name, char *buf, size_t size);
+
+/*
+ * Starts req->path with the chosen backend and returns only once the child
+ * has called execve(2) or failed to, so the caller never signals a child
+ * that is still being set up.  In the child: a new session if asked, fds
+ * 0-2 from req->stdio (dup2 in order 0, 1, 2), every descriptor runx
+ * opened closed (they are all O_CLOEXEC), inherited fds above 2 closed if
+ * req->close_fds, the signal mask req->child_mask, and default dispositions
+ * for every signal runx did not find ignored at start.
+ *
+ * Returns 0 when the command runs (out->pid, out->pidfd set; the child is
+ * unreaped, so the pidfd is race-free, pidfd_open(2)) or when execve failed
+ * (out->exec_errno set, the child already reaped).  Returns -errno when
+ * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child,
+ * -ENOTSUP for a backend this build lacks); nothing is left running then.
+ */
+int runx_launch(const struct runx_launch_request *req,
+		struct runx_launched *out);
+
+#endif

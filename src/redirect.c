@@ -1,0 +1,91 @@
+/* Redirect files for the command's fds 0, 1 and 2. */
+#include "config.h"
+
+#include "redirect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int runx_stdio_guard(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* open(2) returns the lowest free descriptor: this one. */
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (nul < 0)
+			return -errno;
+		if (nul != fd) {
+			close(nul);
+			return -EBADF;
+		}
+	}
+	return 0;
+}
+
+static int open_file(const char *path, int flags, struct runx_stdio *s,
+		     int slot, char *err, size_t errsize)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0666);
+
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot open '%s': %s", path,
+			 strerror(e));
+		return -e;
+	}
+	s->source[slot] = fd;
+	s->opened[slot] = true;
+	return 0;
+}
+
+/* True if path names the file already open as fd. */
+static bool same_file(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && fstat(fd, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int runx_stdio_open(const struct runx_options *opts, struct runx_stdio *s,
+		    char *err, size_t errsize)
+{
+	int wflags = O_WRONLY | O_CREAT | (opts->append ? O_APPEND : O_TRUNC);
+	int r = 0;
+
+	for (int i = 0; i < 3; i++) {
+		s->source[i] = -1;
+		s->opened[i] = false;
+	}
+	if (opts->stdin_path != NULL)
+		r = open_file(opts->stdin_path, O_RDONLY, s, 0, err, errsize);
+	if (r == 0 && opts->stdout_path != NULL)
+		r = open_file(opts->stdout_path, wflags, s, 1, err, errsize);
+	if (r == 0 && opts->stderr_path != NULL) {
+		if (s->opened[1] && same_file(opts->stderr_path, s->source[1]))
+			s->source[2] = s->source[1]; /* one file description */
+		else
+			r = open_file(opts->stderr_path, wflags, s, 2, err,
+				      errsize);
+	}
+	if (r == 0 && opts->merge)
+		s->source[2] = s->opened[1] ? s->source[1] : 1;
+	if (r < 0)
+		runx_stdio_close(s);
+	return r;
+}
+
+void runx_stdio_close(struct runx_stdio *s)
+{
+	for (int i = 0; i < 3; i++) {
+		if (s->opened[i])
+			close(s->source[i]);
+		s->opened[i] = false;
+		s->source[i] = -1;
+	}
+}

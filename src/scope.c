@@ -1,0 +1,291 @@
+/* Kill scopes child, group and tree. */
+#include "config.h"
+
+#include "scope.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "syscalls.h"
+
+int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
+		       char *err, size_t errsize)
+{
+	s->kind = kind;
+	s->child = 0;
+	s->child_pidfd = -1;
+	s->proc_trusted = runx_proc_is_own_namespace();
+	if (kind == RUNX_SCOPE_TREE &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot become a child subreaper: %s",
+			 strerror(e));
+		return -e;
+	}
+	if (kind == RUNX_SCOPE_TREE && !s->proc_trusted) {
+		snprintf(err, errsize,
+			 "--kill-scope=tree needs /proc of runx's own pid "
+			 "namespace (unshare --pid needs --mount-proc)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool runx_scope_new_session(const struct runx_scope *s, bool foreground)
+{
+	(void)s;
+	return !foreground;
+}
+
+void runx_scope_adopt(struct runx_scope *s, pid_t child, int child_pidfd)
+{
+	s->child = child;
+	s->child_pidfd = child_pidfd;
+}
+
+void runx_scope_child_reaped(struct runx_scope *s)
+{
+	s->child_pidfd = -1;
+}
+
+/* Collects live processes matching a scope into a census. */
+struct census {
+	const struct runx_scope *scope;
+	int count;
+	int *watch;
+	int max;
+	int nwatch;
+	/* tree: the pids known to descend from runx */
+	pid_t *tree;
+	size_t ntree, captree;
+};
+
+/* Adds a pidfd watch for pid, if there is room. */
+static void watch_pid(struct census *c, pid_t pid)
+{
+	if (c->watch == NULL || c->nwatch >= c->max)
+		return;
+	int fd = runx_pidfd_open(pid, 0);
+	if (fd >= 0)
+		c->watch[c->nwatch++] = fd;
+}
+
+static int count_group_member(const struct runx_proc_stat *st, void *arg)
+{
+	struct census *c = arg;
+
+	if (st->pgrp == c->scope->child && !runx_proc_is_dead(st)) {
+		c->count++;
+		watch_pid(c, st->pid);
+	}
+	return 0;
+}
+
+/* Group census where /proc is foreign: kill(2) with signal 0 only. */
+static int group_probe(const struct runx_scope *s)
+{
+	return kill(-s->child, 0) == 0 ? 1 : 0;
+}
+
+static int tree_add(struct census *c, pid_t pid)
+{
+	if (c->ntree == c->captree) {
+		size_t cap = c->captree ? c->captree * 2 : 64;
+		pid_t *p = realloc(c->tree, cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		c->tree = p;
+		c->captree = cap;
+	}
+	c->tree[c->ntree++] = pid;
+	return 0;
+}
+
+static bool tree_has(const struct census *c, pid_t pid)
+{
+	for (size_t i = 0; i < c->ntree; i++)
+		if (c->tree[i] == pid)
+			return true;
+	return false;
+}
+
+/* All processes, for the tree walk. */
+struct proc_list {
+	struct runx_proc_stat *v;
+	size_t n, cap;
+};
+
+static int list_proc(const struct runx_proc_stat *st, void *arg)
+{
+	struct proc_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct runx_proc_stat *v = realloc(l->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *st;
+	return 0;
+}
+
+/*
+ * Descendants of runx: every process whose parent chain reaches runx.
+ * Orphans re-parent to runx (subreaper), so a process outside this set was
+ * never runx's or has left through a daemon (documented escape).
+ */
+static int tree_collect(struct census *c)
+{
+	struct proc_list all = {NULL, 0, 0};
+	pid_t self = getpid();
+	bool grew = true;
+	int r = runx_proc_each(list_proc, &all);
+
+	if (r < 0)
+		goto out;
+	if ((r = tree_add(c, self)) < 0)
+		goto out;
+	while (grew) { /* repeat until no new descendant is found */
+		grew = false;
+		for (size_t i = 0; i < all.n; i++) {
+			if (all.v[i].pid == self || tree_has(c, all.v[i].pid) ||
+			    !tree_has(c, all.v[i].ppid))
+				continue;
+			if ((r = tree_add(c, all.v[i].pid)) < 0)
+				goto out;
+			grew = true;
+			if (!runx_proc_is_dead(&all.v[i])) {
+				c->count++;
+				watch_pid(c, all.v[i].pid);
+			}
+		}
+	}
+	r = 0;
+out:
+	free(all.v);
+	return r;
+}
+
+int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch)
+{
+	struct census c = {s, 0, watch, max, 0, NULL, 0, 0};
+	struct runx_proc_stat st;
+	int r = 0;
+
+	switch (s->kind) {
+	case RUNX_SCOPE_CHILD:
+		if (s->child_pidfd >= 0 && runx_proc_stat(s->child, &st) == 0 &&
+		    !runx_proc_is_dead(&st)) {
+			c.count = 1;
+			watch_pid(&c, s->child);
+		}
+		break;
+	case RUNX_SCOPE_GROUP:
+		if (s->proc_trusted)
+			r = runx_proc_each(count_group_member, &c);
+		else
+			c.count = group_probe(s);
+		break;
+	case RUNX_SCOPE_TREE:
+		r = tree_collect(&c);
+		free(c.tree);
+		break;
+	default:
+		r = -ENOTSUP;
+	}
+	*nwatch = c.nwatch;
+	if (r < 0) {
+		for (int i = 0; i < c.nwatch; i++)
+			close(watch[i]);
+		*nwatch = 0;
+		return r;
+	}
+	return c.count;
+}
+
+/* Signals one descendant through a pidfd opened for it now. */
+static int signal_pid(pid_t pid, int sig)
+{
+	int fd = runx_pidfd_open(pid, 0);
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	int r = runx_pidfd_send_signal(fd, sig);
+	int e = errno;
+	close(fd);
+	if (r < 0)
+		return e == ESRCH ? 0 : -e;
+	return 1;
+}
+
+static int signal_tree(int sig)
+{
+	struct census c = {NULL, 0, NULL, 0, 0, NULL, 0, 0};
+	int r = tree_collect(&c);
+
+	/* [0] is runx itself; zombies take the signal harmlessly. */
+	for (size_t i = 1; r >= 0 && i < c.ntree; i++) {
+		int one = signal_pid(c.tree[i], sig);
+		if (one < 0)
+			r = one;
+	}
+	free(c.tree);
+	return r < 0 ? r : c.count;
+}
+
+int runx_scope_signal(struct runx_scope *s, int sig)
+{
+	int watch_none;
+
+	switch (s->kind) {
+	case RUNX_SCOPE_CHILD:
+		if (s->child_pidfd < 0)
+			return 0;
+		if (runx_pidfd_send_signal(s->child_pidfd, sig) < 0)
+			return errno == ESRCH ? 0 : -errno;
+		return 1;
+	case RUNX_SCOPE_GROUP: {
+		int n = runx_scope_census(s, NULL, 0, &watch_none);
+		if (kill(-s->child, sig) < 0)
+			return errno == ESRCH ? 0 : -errno;
+		return n > 0 ? n : 1;
+	}
+	case RUNX_SCOPE_TREE:
+		return signal_tree(sig);
+	default:
+		return -ENOTSUP;
+	}
+}
+
+const char *runx_scope_describe(const struct runx_scope *s, char *buf,
+				size_t size)
+{
+	switch (s->kind) {
+	case RUNX_SCOPE_CHILD:
+		snprintf(buf, size, "process %d", (int)s->child);
+		break;
+	case RUNX_SCOPE_GROUP:
+		snprintf(buf, size, "process group %d", (int)s->child);
+		break;
+	case RUNX_SCOPE_TREE:
+		snprintf(buf, size, "process tree of runx (pid %d)",
+			 (int)getpid());
+		break;
+	default:
+		snprintf(buf, size, "%s scope", runx_scope_kind_name(s->kind));
+	}
+	return buf;
+}
+
+void runx_scope_release(struct runx_scope *s)
+{
+	(void)s;
+}

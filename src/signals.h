@@ -1,0 +1,25 @@
+/* Signal names and numbers, as runx(1) accepts and prints them. */
+#ifndef RUNX_SIGNALS_H
+#define RUNX_SIGNALS_H
+
+#include <stddef.h>
+
+/*
+ * Parses SIG text: a name with or without "SIG" in any case ("term",
+ * "SIGTERM"), a decimal number from 0 to SIGRTMAX, or "RTMIN+n" /
+ * "RTMAX-n" (also bare "RTMIN", "RTMAX"), where n keeps the result within
+ * SIGRTMIN..SIGRTMAX as glibc reports them at run time (signal(7)).
+ * Stores the signal number in *signo.  0 is accepted (the null signal of
+ * kill(2)); callers that do not want it must reject it.
+ * Returns 0, or -EINVAL for an unknown name or a number out of range.
+ */
+int runx_signal_parse(const char *text, int *signo);
+
+/*
+ * Writes the name of signal number signo with the "SIG" prefix
+ * ("SIGTERM", "SIGRTMIN+2"), or its number for one without a name, into buf
+ * (at most size bytes with the NUL).  Returns buf.
+ */
+const char *runx_signal_name(int signo, char *buf, size_t size);
+
+#endif

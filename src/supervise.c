@@ -1,0 +1,478 @@
+/*
+ * The event loop: one poll(2) over a signalfd, the command's pidfd, two
+ * timerfds (deadline, grace period) and, while the scope is being emptied,
+ * pidfds of its members.  Nothing wakes runx while the command runs
+ * quietly: no sleeps, no polling intervals.
+ */
+#include "config.h"
+
+#include "supervise.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "duration.h"
+#include "log.h"
+#include "signals.h"
+
+/* pidfds of scope members watched at once while the scope empties. */
+#define MAX_WATCH 64
+
+enum phase { RUNNING, WAITING, STOPPING, KILLING, DONE };
+
+struct supervisor {
+	const struct runx_options *opts;
+	struct runx_scope *scope;
+	struct runx_result *res;
+	int sigfd, deadline_fd, grace_fd;
+	pid_t child;
+	int pidfd;
+	bool exited;
+	enum phase phase;
+	bool timed_out;
+	int64_t start_ns;
+	int watch[MAX_WATCH];
+	int nwatch;
+	int live; /* last census of the scope */
+	int error;
+};
+
+/* The signals runx forwards; the terminating ones also start a stop. */
+static void handled_signals(sigset_t *set)
+{
+	static const int forwarded[] = {SIGHUP,  SIGINT,  SIGQUIT,
+					SIGTERM, SIGUSR1, SIGUSR2,
+					SIGALRM, SIGWINCH, SIGCONT};
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaddset(set, s);
+	sigaddset(set, SIGCHLD);
+}
+
+static bool is_terminating(int sig)
+{
+	return sig == SIGHUP || sig == SIGINT || sig == SIGQUIT ||
+	       sig == SIGTERM;
+}
+
+int runx_signals_block(sigset_t *orig)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	handled_signals(&set);
+	/* A write to a closed pipe returns EPIPE instead of killing runx. */
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, orig) < 0)
+		return -errno;
+	if (sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigaction(SIGCHLD, &sa, NULL);
+	}
+	return 0;
+}
+
+int runx_signals_open_fd(void)
+{
+	sigset_t set;
+
+	handled_signals(&set);
+	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int64_t runx_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Arms fd to fire at CLOCK_MONOTONIC time at_ns (absolute, ns). */
+static int arm_at(int fd, int64_t at_ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = at_ns / 1000000000;
+	its.it_value.tv_nsec = at_ns % 1000000000;
+	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1; /* all zero would disarm */
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno
+								      : 0;
+}
+
+/* now + delta, saturating; RUNX_DURATION_INF stays "never". */
+static int64_t after(int64_t base, int64_t delta)
+{
+	if (delta == RUNX_DURATION_INF || base > INT64_MAX - delta)
+		return RUNX_DURATION_INF;
+	return base + delta;
+}
+
+/* Reads a fired timerfd; true if it had fired. */
+static bool timer_fired(int fd, const struct pollfd *p)
+{
+	uint64_t ticks;
+
+	if (!(p->revents & POLLIN))
+		return false;
+	return read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
+}
+
+static const char *signame(int sig, char *buf, size_t size)
+{
+	return runx_signal_name(sig, buf, size);
+}
+
+static const char *scope_text(struct supervisor *s, char *buf, size_t size)
+{
+	return runx_scope_describe(s->scope, buf, size);
+}
+
+static void record_signal(struct supervisor *s, int sig, int reached)
+{
+	struct runx_result *r = s->res;
+
+	if (r->nsignals >= RUNX_MAX_SIGNAL_EVENTS)
+		return;
+	r->signals[r->nsignals].offset_ns = runx_now_ns() - s->start_ns;
+	r->signals[r->nsignals].signo = sig;
+	r->signals[r->nsignals].reached = reached;
+	r->nsignals++;
+}
+
+/* Sends sig to the whole scope, saying so with -v. */
+static void send_to_scope(struct supervisor *s, int sig, const char *why)
+{
+	char name[32], where[64];
+	int reached = runx_scope_signal(s->scope, sig);
+
+	if (reached < 0) {
+		runx_error("cannot send %s to %s: %s",
+			   signame(sig, name, sizeof(name)),
+			   scope_text(s, where, sizeof(where)),
+			   strerror(-reached));
+		if (s->error == 0)
+			s->error = reached;
+		return;
+	}
+	record_signal(s, sig, reached);
+	runx_verbose("%s%s%s to %s (%d process%s)", why, *why ? ": " : "",
+		     signame(sig, name, sizeof(name)),
+		     scope_text(s, where, sizeof(where)), reached,
+		     reached == 1 ? "" : "es");
+}
+
+static void close_watches(struct supervisor *s)
+{
+	for (int i = 0; i < s->nwatch; i++)
+		close(s->watch[i]);
+	s->nwatch = 0;
+}
+
+/* Re-counts the scope and renews the pidfds that wake runx as it empties. */
+static int census(struct supervisor *s)
+{
+	close_watches(s);
+	int n = runx_scope_census(s->scope, s->watch, MAX_WATCH, &s->nwatch);
+	if (n < 0) {
+		runx_error("cannot list the processes of the scope: %s",
+			   strerror(-n));
+		if (s->error == 0)
+			s->error = n;
+		n = 0;
+	}
+	s->live = n;
+	return n;
+}
+
+/* The grace period is over (or 0): SIGKILL whatever is still alive. */
+static void escalate(struct supervisor *s)
+{
+	char dur[32];
+	int alive = census(s);
+
+	s->phase = KILLING;
+	s->res->killed = alive;
+	if (alive == 0)
+		return;
+	runx_verbose("%d process%s still alive after the %s grace period",
+		     alive, alive == 1 ? "" : "es",
+		     runx_duration_format(s->opts->grace_ns, dur,
+					  sizeof(dur)));
+	send_to_scope(s, SIGKILL, "sending");
+}
+
+/*
+ * Starts a stop.  first_sent: the first signal already went out (a
+ * terminating signal runx received was forwarded and serves as the first
+ * signal, as GNU timeout does, so a graceful handler of SIGINT does not get
+ * a SIGTERM on top of it).
+ */
+static void begin_stop(struct supervisor *s, int sig, bool first_sent,
+		       const char *why)
+{
+	s->phase = STOPPING;
+	if (!first_sent && sig != 0)
+		send_to_scope(s, sig, why);
+	else if (sig == 0)
+		runx_verbose("%s: first signal is 0, nothing sent", why);
+	/* A stopped process cannot act on the first signal until continued. */
+	if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
+		send_to_scope(s, SIGCONT, "sending");
+	if (s->opts->grace_ns == 0 || sig == SIGKILL) {
+		escalate(s);
+		return;
+	}
+	if (s->opts->grace_ns != RUNX_DURATION_INF) {
+		int r = arm_at(s->grace_fd,
+			       after(runx_now_ns(), s->opts->grace_ns));
+		if (r < 0 && s->error == 0)
+			s->error = r;
+	}
+}
+
+/* Reaps the command and, as subreaper or PID 1, every orphan. */
+static void reap(struct supervisor *s)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
+		if (pid != s->child)
+			continue;
+		char name[32];
+		s->exited = true;
+		s->res->wait_status = status;
+		s->res->rusage = ru;
+		runx_scope_child_reaped(s->scope);
+		if (WIFEXITED(status))
+			runx_verbose("command (pid %d) exited with status %d",
+				     (int)pid, WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			runx_verbose("command (pid %d) was killed by %s",
+				     (int)pid,
+				     signame(WTERMSIG(status), name,
+					     sizeof(name)));
+	}
+}
+
+/* A signal sent to runx: forward it, and stop on a terminating one. */
+static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+	char name[32];
+
+	if (sig == SIGCHLD)
+		return; /* reap() runs after every wake-up */
+	/*
+	 * With --foreground the command shares runx's terminal: a signal the
+	 * terminal sent (SI_KERNEL) reached the command already, and the
+	 * command decides what it means (an interactive program may ignore
+	 * SIGINT), so runx neither repeats it nor starts a stop.
+	 */
+	if (s->opts->foreground && si->ssi_code == SI_KERNEL) {
+		runx_verbose("received %s from the terminal; the command got it "
+			     "too",
+			     signame(sig, name, sizeof(name)));
+		return;
+	}
+	runx_verbose("received %s", signame(sig, name, sizeof(name)));
+	if (s->phase == DONE)
+		return;
+	send_to_scope(s, sig, "forwarding");
+	if (is_terminating(sig) && (s->phase == RUNNING || s->phase == WAITING)) {
+		s->res->reason = RUNX_END_RUNX_SIGNALED;
+		s->res->runx_signal = sig;
+		begin_stop(s, sig, true, "stopping");
+	}
+}
+
+static void drain_signals(struct supervisor *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		on_signal(s, &si);
+}
+
+/* The command exited on its own while RUNNING: clean up or wait. */
+static void on_command_exit(struct supervisor *s)
+{
+	char where[64];
+
+	if (s->scope->kind == RUNX_SCOPE_CHILD) {
+		s->phase = DONE;
+		return;
+	}
+	int left = census(s);
+	s->res->leftovers = left;
+	if (left == 0) {
+		s->phase = DONE;
+		return;
+	}
+	if (s->opts->wait_all) {
+		runx_verbose("waiting for %d process%s left in %s (--wait-all)",
+			     left, left == 1 ? "" : "es",
+			     scope_text(s, where, sizeof(where)));
+		s->phase = WAITING;
+		return;
+	}
+	runx_verbose("stopping %d leftover process%s in %s", left,
+		     left == 1 ? "" : "es",
+		     scope_text(s, where, sizeof(where)));
+	begin_stop(s, s->opts->first_signal, false, "sending");
+}
+
+static void on_deadline(struct supervisor *s)
+{
+	char dur[32];
+
+	if (s->phase != RUNNING && s->phase != WAITING)
+		return;
+	s->timed_out = true;
+	s->res->reason = RUNX_END_TIMEOUT;
+	runx_verbose("deadline of %s reached",
+		     runx_duration_format(s->opts->timeout_ns, dur,
+					  sizeof(dur)));
+	begin_stop(s, s->opts->first_signal, false, "sending");
+}
+
+/* One poll(2) round; returns -errno only if poll itself failed. */
+static int wait_events(struct supervisor *s, bool *deadline, bool *grace)
+{
+	struct pollfd p[4 + MAX_WATCH];
+	int n = 0;
+
+	p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = s->deadline_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = s->grace_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = s->exited ? -1 : s->pidfd,
+				 .events = POLLIN};
+	if (s->phase != RUNNING)
+		for (int i = 0; i < s->nwatch; i++)
+			p[n++] = (struct pollfd){.fd = s->watch[i],
+						 .events = POLLIN};
+	if (poll(p, (nfds_t)n, -1) < 0)
+		return errno == EINTR ? 0 : -errno;
+	*deadline = timer_fired(s->deadline_fd, &p[1]);
+	*grace = timer_fired(s->grace_fd, &p[2]);
+	return 0;
+}
+
+static int supervise_loop(struct supervisor *s)
+{
+	while (s->phase != DONE) {
+		bool deadline = false, grace = false;
+		int r = wait_events(s, &deadline, &grace);
+
+		if (r < 0)
+			return r;
+		drain_signals(s);
+		reap(s);
+		if (s->exited && s->phase == RUNNING)
+			on_command_exit(s);
+		if (deadline)
+			on_deadline(s);
+		if (grace && s->phase == STOPPING)
+			escalate(s);
+		if (s->phase != RUNNING && s->phase != DONE &&
+		    census(s) == 0 && s->exited)
+			s->phase = DONE;
+	}
+	return 0;
+}
+
+/* Opens a CLOCK_MONOTONIC timerfd; -errno on failure. */
+static int new_timer(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
+		   pid_t child, int pidfd, int sigfd, int64_t start_ns,
+		   struct runx_result *res)
+{
+	struct supervisor s = {
+		.opts = opts,
+		.scope = scope,
+		.res = res,
+		.sigfd = sigfd,
+		.deadline_fd = new_timer(),
+		.grace_fd = new_timer(),
+		.child = child,
+		.pidfd = pidfd,
+		.phase = RUNNING,
+		.start_ns = start_ns,
+	};
+	int r = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->reason = RUNX_END_EXITED;
+	if (s.deadline_fd < 0 || s.grace_fd < 0)
+		r = s.deadline_fd < 0 ? s.deadline_fd : s.grace_fd;
+	else if (opts->timeout_ns != RUNX_DURATION_INF)
+		r = arm_at(s.deadline_fd, after(start_ns, opts->timeout_ns));
+	if (r < 0) {
+		/* runx cannot keep its promise: take the command down now. */
+		runx_error("cannot set up the deadline: %s", strerror(-r));
+		s.error = r;
+		begin_stop(&s, SIGKILL, false, "sending");
+	}
+	r = supervise_loop(&s);
+	if (r < 0) {
+		runx_error("event loop failed: %s", strerror(-r));
+		runx_scope_signal(scope, SIGKILL);
+		while (!s.exited) {
+			int status;
+			if (waitpid(child, &status, 0) == child) {
+				s.exited = true;
+				res->wait_status = status;
+			} else if (errno != EINTR) {
+				break;
+			}
+		}
+		s.error = r;
+	}
+	close_watches(&s);
+	if (s.deadline_fd >= 0)
+		close(s.deadline_fd);
+	if (s.grace_fd >= 0)
+		close(s.grace_fd);
+	res->end_ns = runx_now_ns();
+	if (!s.timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
+	    WIFSIGNALED(res->wait_status))
+		res->reason = RUNX_END_SIGNALED;
+	res->exit_status = runx_exit_status(opts, res);
+	return s.error;
+}
+
+int runx_exit_status(const struct runx_options *opts,
+		     const struct runx_result *res)
+{
+	bool timed_out = res->reason == RUNX_END_TIMEOUT ||
+			 res->reason == RUNX_END_IDLE_TIMEOUT;
+
+	if (timed_out && !opts->preserve_status)
+		return 124;
+	if (WIFEXITED(res->wait_status))
+		return WEXITSTATUS(res->wait_status);
+	if (WIFSIGNALED(res->wait_status))
+		return 128 + WTERMSIG(res->wait_status);
+	return 125;
+}

@@ -1,0 +1,2 @@
+echo 1..1
+echo ok 1
