@@ -68,11 +68,19 @@ static int close_fds_on_exec(void)
 	return 0;
 }
 
-/* In the child: set up and execve; returns only on failure, saying why. */
+/*
+ * In the child: set up and execve; returns only on failure, saying why.
+ * *f is written only on failure: with vfork it is the parent's memory, and
+ * a successful execve must leave it all zero.
+ */
 static void child_run(const struct runx_launch_request *req,
 		      struct child_failure *f)
 {
-	f->stage = STAGE_SETUP;
+	int stage = STAGE_SETUP;
+
+	if (req->cgroup_procs_fd >= 0 && req->backend != RUNX_LAUNCH_CLONE3 &&
+	    write(req->cgroup_procs_fd, "0", 1) != 1)
+		goto fail;
 	if (req->new_session && setsid() < 0)
 		goto fail;
 	for (int i = 0; i < 3; i++) {
@@ -92,9 +100,10 @@ static void child_run(const struct runx_launch_request *req,
 	if (sigprocmask(SIG_SETMASK, req->child_mask, NULL) < 0)
 		goto fail;
 	execve(req->path, req->argv, req->envp);
-	f->stage = STAGE_EXEC;
+	stage = STAGE_EXEC;
 fail:
 	f->err = errno;
+	f->stage = stage;
 }
 
 /* Reaps a child that never reached the command. */
@@ -155,11 +164,6 @@ static int launch_forked(const struct runx_launch_request *req,
 		}
 		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	} else {
-		if (req->cgroup_fd >= 0) {
-			close(report[0]);
-			close(report[1]);
-			return -ENOTSUP;
-		}
 		pid = fork();
 	}
 	if (pid < 0) {
@@ -209,8 +213,6 @@ static int launch_vforked(const struct runx_launch_request *req,
 	void *stack;
 	pid_t pid;
 
-	if (req->cgroup_fd >= 0)
-		return -ENOTSUP;
 	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)

@@ -19,7 +19,9 @@ struct runx_launch_request {
 	const struct runx_stdio *stdio; /* fds 0-2 of the child */
 	bool close_fds;                 /* close inherited fds above 2 */
 	const sigset_t *child_mask;     /* the signal mask runx started with */
-	int cgroup_fd; /* directory fd of a cgroup v2 to start in, or -1 */
+	int cgroup_fd;       /* cgroup v2 directory fd to start in (clone3
+			      * CLONE_INTO_CGROUP, posix_spawn), or -1 */
+	int cgroup_procs_fd; /* its cgroup.procs (fork, vfork), or -1 */
 };
 
 struct runx_launched {
@@ -45,7 +47,11 @@ int runx_resolve_command(const char *name, char *buf, size_t size);
  * 0-2 from req->stdio (dup2 in order 0, 1, 2), every descriptor runx
  * opened closed (they are all O_CLOEXEC), inherited fds above 2 closed if
  * req->close_fds, the signal mask req->child_mask, and default dispositions
- * for every signal runx did not find ignored at start.
+ * for every signal runx did not find ignored at start.  With a cgroup, the
+ * child is in it before its first instruction of the command: clone3 starts
+ * it there (CLONE_INTO_CGROUP, Linux 5.7); fork and vfork children write
+ * "0" to cgroup.procs before execve; posix_spawn needs glibc's
+ * posix_spawnattr_setcgroup_np (2.39) and else fails with -ENOTSUP.
  *
  * Returns 0 when the command runs (out->pid, out->pidfd set; the child is
  * unreaped, so the pidfd is race-free, pidfd_open(2)) or when execve failed

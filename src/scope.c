@@ -4,6 +4,7 @@
 #include "scope.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,33 @@
 #include "proc.h"
 #include "syscalls.h"
 
+static const char delegate_hint[] =
+	"; run runx in a cgroup delegated to you, e.g. "
+	"'systemd-run --user --scope -p Delegate=yes runx ...', "
+	"or use --kill-scope=tree";
+
+static int prepare_cgroup(struct runx_scope *s, char *err, size_t errsize)
+{
+	char own[PATH_MAX], why[PATH_MAX + 128];
+	int r = runx_cgroup_find_own(own, sizeof(own));
+
+	if (r < 0) {
+		snprintf(err, errsize,
+			 "no writable cgroup v2: no cgroup2 mount holds runx's "
+			 "cgroup (%s)%s",
+			 strerror(-r), delegate_hint);
+		return r;
+	}
+	r = runx_cgroup_create(&s->cg, own, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errsize, "no writable cgroup v2: %s%s", why,
+			 delegate_hint);
+		return r;
+	}
+	s->has_cgroup = true;
+	return 0;
+}
+
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 		       char *err, size_t errsize)
 {
@@ -21,6 +49,21 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 	s->child = 0;
 	s->child_pidfd = -1;
 	s->proc_trusted = runx_proc_is_own_namespace();
+	s->has_cgroup = false;
+	s->auto_reason[0] = '\0';
+	if (kind == RUNX_SCOPE_CGROUP)
+		return prepare_cgroup(s, err, errsize);
+	if (kind == RUNX_SCOPE_AUTO) {
+		s->kind = RUNX_SCOPE_CGROUP;
+		if (prepare_cgroup(s, s->auto_reason,
+				   sizeof(s->auto_reason)) == 0)
+			return 0;
+		/* keep only the reason, not the hint */
+		char *hint = strstr(s->auto_reason, delegate_hint);
+		if (hint != NULL)
+			*hint = '\0';
+		s->kind = kind = RUNX_SCOPE_TREE;
+	}
 	if (kind == RUNX_SCOPE_TREE &&
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		int e = errno;
@@ -174,6 +217,19 @@ out:
 	return r;
 }
 
+/* Live processes of the job's cgroup subtree (no pidfds: cgroup.events). */
+static int cgroup_census(struct runx_scope *s)
+{
+	int populated = runx_cgroup_populated(&s->cg);
+
+	if (populated <= 0)
+		return populated;
+	int count = runx_cgroup_count(&s->cg);
+	if (count < 0)
+		return count;
+	return count > 0 ? count : 1; /* populated, being listed: not empty */
+}
+
 int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch)
 {
 	struct census c = {s, 0, watch, max, 0, NULL, 0, 0};
@@ -197,6 +253,11 @@ int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch)
 	case RUNX_SCOPE_TREE:
 		r = tree_collect(&c);
 		free(c.tree);
+		break;
+	case RUNX_SCOPE_CGROUP:
+		r = cgroup_census(s);
+		if (r > 0)
+			c.count = r;
 		break;
 	default:
 		r = -ENOTSUP;
@@ -241,6 +302,27 @@ static int signal_tree(int sig)
 	return r < 0 ? r : c.count;
 }
 
+struct cgroup_signal {
+	struct runx_scope *scope;
+	int sig;
+	int reached;
+};
+
+static int signal_cgroup_pid(pid_t pid, void *arg)
+{
+	struct cgroup_signal *cs = arg;
+	int fd = runx_pidfd_open(pid, 0);
+
+	if (fd < 0)
+		return 0;
+	/* The pidfd pins the process; check it is still the job's. */
+	if (runx_cgroup_holds(&cs->scope->cg, pid) &&
+	    runx_pidfd_send_signal(fd, cs->sig) == 0)
+		cs->reached++;
+	close(fd);
+	return 0;
+}
+
 int runx_scope_signal(struct runx_scope *s, int sig)
 {
 	int watch_none;
@@ -260,9 +342,21 @@ int runx_scope_signal(struct runx_scope *s, int sig)
 	}
 	case RUNX_SCOPE_TREE:
 		return signal_tree(sig);
+	case RUNX_SCOPE_CGROUP: {
+		if (sig == SIGKILL)
+			return runx_cgroup_kill(&s->cg);
+		struct cgroup_signal cs = {s, sig, 0};
+		int r = runx_cgroup_each_pid(&s->cg, signal_cgroup_pid, &cs);
+		return r < 0 ? r : cs.reached;
+	}
 	default:
 		return -ENOTSUP;
 	}
+}
+
+int runx_scope_event_fd(const struct runx_scope *s)
+{
+	return s->has_cgroup ? s->cg.events_fd : -1;
 }
 
 const char *runx_scope_describe(const struct runx_scope *s, char *buf,
@@ -279,13 +373,21 @@ const char *runx_scope_describe(const struct runx_scope *s, char *buf,
 		snprintf(buf, size, "process tree of runx (pid %d)",
 			 (int)getpid());
 		break;
+	case RUNX_SCOPE_CGROUP:
+		snprintf(buf, size, "cgroup %s", s->cg.path);
+		break;
 	default:
 		snprintf(buf, size, "%s scope", runx_scope_kind_name(s->kind));
 	}
 	return buf;
 }
 
-void runx_scope_release(struct runx_scope *s)
+int runx_scope_release(struct runx_scope *s)
 {
-	(void)s;
+	int r = 0;
+
+	if (s->has_cgroup)
+		r = runx_cgroup_remove(&s->cg);
+	s->has_cgroup = false;
+	return r;
 }

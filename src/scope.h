@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "options.h"
 
 struct runx_scope {
@@ -17,13 +18,19 @@ struct runx_scope {
 	pid_t child;               /* the command, 0 before launch */
 	int child_pidfd;           /* borrowed from the caller; -1 if reaped */
 	bool proc_trusted;         /* /proc lists runx's pid namespace */
+	bool has_cgroup;           /* cgroup: cg is made and must be removed */
+	struct runx_cgroup cg;
+	char auto_reason[256]; /* auto: why tree was chosen over cgroup */
 };
 
 /*
  * Sets the scope up before launch.  tree: makes runx a child subreaper
  * (PR_SET_CHILD_SUBREAPER, prctl(2), Linux 3.4), so every orphan of the
- * command re-parents to runx even after setsid(2).  Returns 0, or -errno
- * with a one-line message in err.
+ * command re-parents to runx even after setsid(2).  cgroup: makes a new
+ * cgroup v2 for the job below runx's own (cgroup.h); runx stays outside it.
+ * auto: cgroup where that works, else tree (s->auto_reason says why).
+ * Returns 0, or -errno with a one-line message in err; nothing is left
+ * behind on failure.
  */
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 		       char *err, size_t errsize);
@@ -55,11 +62,18 @@ int runx_scope_signal(struct runx_scope *s, int sig);
  */
 int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch);
 
+/*
+ * An fd to poll(2) for POLLPRI while the scope empties (the cgroup's
+ * cgroup.events), or -1 for scopes that hand out pidfds in the census.
+ */
+int runx_scope_event_fd(const struct runx_scope *s);
+
 /* "process group 123", "process 123", "process tree of runx" for messages. */
 const char *runx_scope_describe(const struct runx_scope *s, char *buf,
 				size_t size);
 
-/* Undoes runx_scope_prepare (nothing to undo for child/group/tree). */
-void runx_scope_release(struct runx_scope *s);
+/* Undoes runx_scope_prepare: removes the job's cgroup (after the scope is
+ * empty).  Returns 0 or -errno of rmdir(2). */
+int runx_scope_release(struct runx_scope *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include "supervise.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct supervisor {
 	struct runx_scope *scope;
 	struct runx_result *res;
 	int sigfd, deadline_fd, grace_fd;
+	int recheck_fd; /* KILLING: re-census in case a wake-up never comes */
 	pid_t child;
 	int pidfd;
 	bool exited;
@@ -157,7 +159,7 @@ static void record_signal(struct supervisor *s, int sig, int reached)
 /* Sends sig to the whole scope, saying so with -v. */
 static void send_to_scope(struct supervisor *s, int sig, const char *why)
 {
-	char name[32], where[64];
+	char name[32], where[PATH_MAX + 32];
 	int reached = runx_scope_signal(s->scope, sig);
 
 	if (reached < 0) {
@@ -199,6 +201,22 @@ static int census(struct supervisor *s)
 	return n;
 }
 
+/*
+ * While KILLING, re-count every 100 ms and SIGKILL again what is left.
+ * Wake-ups from pidfds and cgroup.events normally end this phase; the
+ * timer covers what they cannot see: a task forked while cgroup.kill ran
+ * (before Linux 6.14 it could survive, DESIGN.md), or a process that
+ * joined the tree between listing and signalling.  It runs only in this
+ * phase, never while the command runs.
+ */
+static void arm_recheck(struct supervisor *s)
+{
+	struct itimerspec its = {{0, 100000000}, {0, 100000000}};
+
+	if (timerfd_settime(s->recheck_fd, 0, &its, NULL) < 0 && s->error == 0)
+		s->error = -errno;
+}
+
 /* The grace period is over (or 0): SIGKILL whatever is still alive. */
 static void escalate(struct supervisor *s)
 {
@@ -214,6 +232,13 @@ static void escalate(struct supervisor *s)
 		     runx_duration_format(s->opts->grace_ns, dur,
 					  sizeof(dur)));
 	send_to_scope(s, SIGKILL, "sending");
+	arm_recheck(s);
+}
+
+static void on_recheck(struct supervisor *s)
+{
+	if (s->phase == KILLING && census(s) > 0)
+		runx_scope_signal(s->scope, SIGKILL);
 }
 
 /*
@@ -313,7 +338,7 @@ static void drain_signals(struct supervisor *s)
 /* The command exited on its own while RUNNING: clean up or wait. */
 static void on_command_exit(struct supervisor *s)
 {
-	char where[64];
+	char where[PATH_MAX + 32];
 
 	if (s->scope->kind == RUNX_SCOPE_CHILD) {
 		s->phase = DONE;
@@ -353,9 +378,10 @@ static void on_deadline(struct supervisor *s)
 }
 
 /* One poll(2) round; returns -errno only if poll itself failed. */
-static int wait_events(struct supervisor *s, bool *deadline, bool *grace)
+static int wait_events(struct supervisor *s, bool *deadline, bool *grace,
+		       bool *recheck)
 {
-	struct pollfd p[4 + MAX_WATCH];
+	struct pollfd p[6 + MAX_WATCH];
 	int n = 0;
 
 	p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
@@ -363,6 +389,11 @@ static int wait_events(struct supervisor *s, bool *deadline, bool *grace)
 	p[n++] = (struct pollfd){.fd = s->grace_fd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = s->exited ? -1 : s->pidfd,
 				 .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = s->recheck_fd, .events = POLLIN};
+	/* cgroup.events: only POLLPRI, its POLLIN is always set (kernfs) */
+	p[n++] = (struct pollfd){
+		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
+		.events = POLLPRI};
 	if (s->phase != RUNNING)
 		for (int i = 0; i < s->nwatch; i++)
 			p[n++] = (struct pollfd){.fd = s->watch[i],
@@ -371,14 +402,15 @@ static int wait_events(struct supervisor *s, bool *deadline, bool *grace)
 		return errno == EINTR ? 0 : -errno;
 	*deadline = timer_fired(s->deadline_fd, &p[1]);
 	*grace = timer_fired(s->grace_fd, &p[2]);
+	*recheck = timer_fired(s->recheck_fd, &p[4]);
 	return 0;
 }
 
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		bool deadline = false, grace = false;
-		int r = wait_events(s, &deadline, &grace);
+		bool deadline = false, grace = false, recheck = false;
+		int r = wait_events(s, &deadline, &grace, &recheck);
 
 		if (r < 0)
 			return r;
@@ -390,6 +422,8 @@ static int supervise_loop(struct supervisor *s)
 			on_deadline(s);
 		if (grace && s->phase == STOPPING)
 			escalate(s);
+		if (recheck)
+			on_recheck(s);
 		if (s->phase != RUNNING && s->phase != DONE &&
 		    census(s) == 0 && s->exited)
 			s->phase = DONE;
@@ -415,6 +449,7 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		.sigfd = sigfd,
 		.deadline_fd = new_timer(),
 		.grace_fd = new_timer(),
+		.recheck_fd = new_timer(),
 		.child = child,
 		.pidfd = pidfd,
 		.phase = RUNNING,
@@ -424,8 +459,10 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 
 	memset(res, 0, sizeof(*res));
 	res->reason = RUNX_END_EXITED;
-	if (s.deadline_fd < 0 || s.grace_fd < 0)
-		r = s.deadline_fd < 0 ? s.deadline_fd : s.grace_fd;
+	if (s.deadline_fd < 0 || s.grace_fd < 0 || s.recheck_fd < 0)
+		r = s.deadline_fd < 0 ? s.deadline_fd
+		    : s.grace_fd < 0  ? s.grace_fd
+				      : s.recheck_fd;
 	else if (opts->timeout_ns != RUNX_DURATION_INF)
 		r = arm_at(s.deadline_fd, after(start_ns, opts->timeout_ns));
 	if (r < 0) {
@@ -454,6 +491,8 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		close(s.deadline_fd);
 	if (s.grace_fd >= 0)
 		close(s.grace_fd);
+	if (s.recheck_fd >= 0)
+		close(s.recheck_fd);
 	res->end_ns = runx_now_ns();
 	if (!s.timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))

@@ -1,0 +1,378 @@
+/* cgroup v2 discovery, creation, kill and removal. */
+#include "config.h"
+
+#include "cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "syscalls.h"
+
+/* Reads a whole small file into buf (NUL-terminated); -errno on failure. */
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	buf[len] = '\0';
+	return 0;
+}
+
+/* runx's cgroup v2 path from /proc/self/cgroup ("0::/a/b"). */
+static int own_cgroup_path(char *buf, size_t size)
+{
+	char text[8192];
+	int r = read_file("/proc/self/cgroup", text, sizeof(text));
+
+	if (r < 0)
+		return r;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (strncmp(line, "0::", 3) == 0) {
+			if (strlen(line + 3) >= size)
+				return -ENAMETOOLONG;
+			strcpy(buf, line + 3);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] &&
+		    s[3]) {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					(s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/* True if the cgroup directory dir lists pid in its cgroup.procs. */
+static bool dir_holds_pid(const char *dir, pid_t pid)
+{
+	char path[PATH_MAX + 16], text[65536];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (read_file(path, text, sizeof(text)) < 0)
+		return false;
+	for (char *p = text; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (v == pid)
+			return true;
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	return false;
+}
+
+/* If mount root is an ancestor of own, joins mount point and the rest. */
+static bool join_mount(const char *root, const char *point, const char *own,
+		       char *buf, size_t size)
+{
+	size_t rlen = strlen(root);
+	int n;
+
+	if (strcmp(root, "/") == 0) {
+		n = snprintf(buf, size, "%s%s", point,
+			     strcmp(own, "/") == 0 ? "" : own);
+	} else {
+		if (strncmp(own, root, rlen) != 0 ||
+		    (own[rlen] != '/' && own[rlen] != '\0'))
+			return false; /* "/.." or another subtree */
+		n = snprintf(buf, size, "%s%s", point, own + rlen);
+	}
+	return n > 0 && (size_t)n < size;
+}
+
+int runx_cgroup_find_own(char *buf, size_t size)
+{
+	char own[PATH_MAX], line[4 * PATH_MAX];
+	FILE *f;
+	int r = own_cgroup_path(own, sizeof(own));
+
+	if (r < 0)
+		return r;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return -errno;
+	r = -ENOENT;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *field[8], *sep = strstr(line, " - ");
+		int n = 0;
+
+		if (sep == NULL || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		*sep = '\0';
+		for (char *t = strtok(line, " "); t && n < 8;
+		     t = strtok(NULL, " "))
+			field[n++] = t;
+		if (n < 5)
+			continue;
+		unescape(field[3]);
+		unescape(field[4]);
+		if (join_mount(field[3], field[4], own, buf, size) &&
+		    dir_holds_pid(buf, getpid())) {
+			r = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+static int open_in(const char *dir, const char *name, int flags)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return open(path, flags | O_CLOEXEC);
+}
+
+int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
+		       size_t errsize)
+{
+	static unsigned serial;
+	struct timespec ts;
+	int n;
+
+	cg->dir_fd = cg->procs_fd = cg->events_fd = -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = snprintf(cg->path, sizeof(cg->path), "%s/runx-%d-%lx%x", parent,
+		     (int)getpid(), (unsigned long)ts.tv_nsec, serial++);
+	if (n < 0 || (size_t)n >= sizeof(cg->path)) {
+		snprintf(err, errsize, "cgroup path under '%s' is too long",
+			 parent);
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(cg->path, 0755) < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot create cgroup '%s': %s",
+			 cg->path, strerror(e));
+		cg->path[0] = '\0';
+		return -e;
+	}
+	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cg->procs_fd = open_in(cg->path, "cgroup.procs", O_WRONLY);
+	cg->events_fd = open_in(cg->path, "cgroup.events", O_RDONLY);
+	if (cg->dir_fd < 0 || cg->procs_fd < 0 || cg->events_fd < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot open cgroup '%s': %s", cg->path,
+			 strerror(e));
+		runx_cgroup_remove(cg);
+		return -e;
+	}
+	return 0;
+}
+
+int runx_cgroup_populated(struct runx_cgroup *cg)
+{
+	char text[256];
+	ssize_t n = pread(cg->events_fd, text, sizeof(text) - 1, 0);
+
+	if (n < 0)
+		return -errno;
+	text[n] = '\0';
+	char *p = strstr(text, "populated ");
+	if (p == NULL)
+		return -EINVAL;
+	return p[10] == '1';
+}
+
+/* Calls fn for each pid of dir/cgroup.procs, then recurses into subdirs. */
+static int each_pid_in(const char *dir, int (*fn)(pid_t, void *), void *arg)
+{
+	char path[PATH_MAX + 16];
+	int r = 0;
+	FILE *f;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while (r == 0 && fscanf(f, "%ld", &pid) == 1)
+		if (pid > 0)
+			r = fn((pid_t)pid, arg);
+	fclose(f);
+	if (r != 0)
+		return r;
+
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (d == NULL)
+		return errno == ENOENT ? 0 : -errno;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		char sub[PATH_MAX];
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) <
+		    (int)sizeof(sub))
+			r = each_pid_in(sub, fn, arg);
+	}
+	closedir(d);
+	return r;
+}
+
+int runx_cgroup_each_pid(struct runx_cgroup *cg,
+			 int (*fn)(pid_t pid, void *arg), void *arg)
+{
+	return each_pid_in(cg->path, fn, arg);
+}
+
+bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid)
+{
+	char path[64], text[PATH_MAX + 64], mine[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (read_file(path, text, sizeof(text)) < 0)
+		return false;
+	char *line = strstr(text, "0::");
+	if (line == NULL || (line != text && line[-1] != '\n'))
+		return false;
+	line += 3;
+	line[strcspn(line, "\n")] = '\0';
+	/* the job's path relative to the mount ends in ".../runx-..." */
+	const char *base = strrchr(cg->path, '/');
+	if (base == NULL || own_cgroup_path(mine, sizeof(mine)) < 0)
+		return false;
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof(want), "%s%s",
+		 strcmp(mine, "/") == 0 ? "" : mine, base);
+	size_t wl = strlen(want);
+	return strncmp(line, want, wl) == 0 &&
+	       (line[wl] == '\0' || line[wl] == '/');
+}
+
+static int kill_one(pid_t pid, void *arg)
+{
+	int *count = arg;
+	int fd = runx_pidfd_open(pid, 0);
+
+	if (fd >= 0) {
+		runx_pidfd_send_signal(fd, SIGKILL);
+		close(fd);
+		(*count)++;
+	}
+	return 0;
+}
+
+static int count_one(pid_t pid, void *arg)
+{
+	(void)pid;
+	(*(int *)arg)++;
+	return 0;
+}
+
+int runx_cgroup_count(struct runx_cgroup *cg)
+{
+	int count = 0;
+	int r = runx_cgroup_each_pid(cg, count_one, &count);
+
+	return r < 0 ? r : count;
+}
+
+/* Writes text to name in the job's cgroup; -errno on failure. */
+static int write_in(const struct runx_cgroup *cg, const char *name,
+		    const char *text)
+{
+	int fd = open_in(cg->path, name, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	return n < 0 ? -e : 0;
+}
+
+int runx_cgroup_kill(struct runx_cgroup *cg)
+{
+	int count = runx_cgroup_count(cg);
+	int r = write_in(cg, "cgroup.kill", "1");
+	if (r != -ENOENT)
+		return r < 0 ? r : count;
+	/* Before Linux 5.14: freeze, so nothing forks while we kill. */
+	write_in(cg, "cgroup.freeze", "1");
+	count = 0;
+	r = runx_cgroup_each_pid(cg, kill_one, &count);
+	write_in(cg, "cgroup.freeze", "0");
+	return r < 0 ? r : count;
+}
+
+/* rmdir of dir after its subdirectories, retrying briefly on EBUSY. */
+static int remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	if (d != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_type != DT_DIR || e->d_name[0] == '.')
+				continue;
+			char sub[PATH_MAX];
+			if (snprintf(sub, sizeof(sub), "%s/%s", dir,
+				     e->d_name) < (int)sizeof(sub)) {
+				int s = remove_tree(sub);
+				if (r == 0)
+					r = s;
+			}
+		}
+		closedir(d);
+	}
+	/* A cgroup whose last task just exited can be busy for a moment. */
+	for (int tries = 0; tries < 200; tries++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return r;
+		if (errno != EBUSY)
+			break;
+		struct timespec pause = {0, 5 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	return r != 0 ? r : -errno;
+}
+
+int runx_cgroup_remove(struct runx_cgroup *cg)
+{
+	int r = 0;
+
+	if (cg->dir_fd >= 0)
+		close(cg->dir_fd);
+	if (cg->procs_fd >= 0)
+		close(cg->procs_fd);
+	if (cg->events_fd >= 0)
+		close(cg->events_fd);
+	cg->dir_fd = cg->procs_fd = cg->events_fd = -1;
+	if (cg->path[0] != '\0')
+		r = remove_tree(cg->path);
+	cg->path[0] = '\0';
+	return r;
+}

@@ -1,0 +1,79 @@
+/*
+ * cgroup v2 plumbing for the cgroup kill scope (Documentation/admin-guide/
+ * cgroup-v2.rst in the kernel tree; cgroups(7)).
+ */
+#ifndef RUNX_CGROUP_H
+#define RUNX_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct runx_cgroup {
+	char path[PATH_MAX]; /* the job's cgroup directory */
+	int dir_fd;    /* O_DIRECTORY: CLONE_INTO_CGROUP of clone3(2) */
+	int procs_fd;  /* its cgroup.procs, O_WRONLY: the fork/vfork child
+			* writes "0" there before execve */
+	int events_fd; /* its cgroup.events: POLLPRI when "populated" flips */
+};
+
+/*
+ * Finds the directory of runx's own cgroup v2: the "0::" line of
+ * /proc/self/cgroup joined to a cgroup2 mount of /proc/self/mountinfo whose
+ * root is an ancestor of that path (inside a cgroup namespace a mount's
+ * root can be "/.." and must not be trusted), checked by finding getpid()
+ * in the directory's cgroup.procs.  Works for pure v2 (/sys/fs/cgroup) and
+ * hybrid (/sys/fs/cgroup/unified) layouts.  Writes it into buf.
+ * Returns 0, -ENOENT (no cgroup v2 mounted or none holds runx), -errno.
+ */
+int runx_cgroup_find_own(char *buf, size_t size);
+
+/*
+ * Makes a new, uniquely named child cgroup "runx-PID-N" of parent and
+ * opens its fds (all O_CLOEXEC, owned by cg until runx_cgroup_remove).
+ * Returns 0, or -errno with a one-line message in err (EACCES, EROFS,
+ * EPERM: not delegated to this user).  Nothing is left behind on failure.
+ */
+int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
+		       size_t errsize);
+
+/* 1 if the job's cgroup subtree has live processes, 0 if not, or -errno.
+ * Re-reads cgroup.events with pread(2), which also re-arms its POLLPRI. */
+int runx_cgroup_populated(struct runx_cgroup *cg);
+
+/*
+ * Calls fn for every pid in cgroup.procs of the job's cgroup and of every
+ * cgroup below it (the job may make its own).  Stops when fn returns
+ * non-zero and returns that.  Returns 0 or -errno.
+ */
+int runx_cgroup_each_pid(struct runx_cgroup *cg,
+			 int (*fn)(pid_t pid, void *arg), void *arg);
+
+/* The number of pids listed in the job's cgroup subtree, or -errno. */
+int runx_cgroup_count(struct runx_cgroup *cg);
+
+/*
+ * True if pid is (still) in the job's cgroup subtree, by its
+ * /proc/PID/cgroup: guards against a pid reused between reading
+ * cgroup.procs and signalling it.
+ */
+bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid);
+
+/*
+ * SIGKILLs everything in the job's subtree: writes "1" to cgroup.kill
+ * (Linux 5.14); where that file is missing, freezes the subtree
+ * (cgroup.freeze, 5.2), SIGKILLs every pid, and thaws it.  Returns the
+ * number of processes that were listed (for messages), or -errno.
+ */
+int runx_cgroup_kill(struct runx_cgroup *cg);
+
+/*
+ * Closes cg's fds and removes the job's cgroup and any cgroup the job made
+ * below it, deepest first, retrying a bounded number of times on EBUSY
+ * (a cgroup stays busy briefly after its last task exits).  Returns 0 or
+ * -errno of the first failure.
+ */
+int runx_cgroup_remove(struct runx_cgroup *cg);
+
+#endif
