@@ -21,6 +21,7 @@
 
 #include "duration.h"
 #include "log.h"
+#include "relay.h"
 #include "signals.h"
 
 /* pidfds of scope members watched at once while the scope empties. */
@@ -34,6 +35,9 @@ struct supervisor {
 	struct runx_result *res;
 	int sigfd, deadline_fd, grace_fd;
 	int recheck_fd; /* KILLING: re-census in case a wake-up never comes */
+	int idle_fd;    /* --idle-timeout */
+	struct runx_relay *relay; /* NULL without --idle-timeout */
+	int64_t last_output_ns;
 	pid_t child;
 	int pidfd;
 	bool exited;
@@ -377,12 +381,41 @@ static void on_deadline(struct supervisor *s)
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 
-/* One poll(2) round; returns -errno only if poll itself failed. */
-static int wait_events(struct supervisor *s, bool *deadline, bool *grace,
-		       bool *recheck)
+/*
+ * The idle timer fired: a stop if nothing was written for the whole idle
+ * period, else re-armed from the last output.  Output does not re-arm the
+ * timer itself, which would cost a system call per chunk.
+ */
+static void on_idle_timer(struct supervisor *s)
 {
-	struct pollfd p[6 + MAX_WATCH];
-	int n = 0;
+	char dur[32];
+	int64_t idle_until = after(s->last_output_ns, s->opts->idle_timeout_ns);
+
+	if (s->phase != RUNNING && s->phase != WAITING)
+		return;
+	if (runx_now_ns() < idle_until) {
+		int r = arm_at(s->idle_fd, idle_until);
+		if (r < 0 && s->error == 0)
+			s->error = r;
+		return;
+	}
+	s->timed_out = true;
+	s->res->reason = RUNX_END_IDLE_TIMEOUT;
+	runx_verbose("idle deadline reached: no output for %s",
+		     runx_duration_format(s->opts->idle_timeout_ns, dur,
+					  sizeof(dur)));
+	begin_stop(s, s->opts->first_signal, false, "sending");
+}
+
+/* One poll(2) round; returns -errno only if poll itself failed. */
+struct events {
+	bool deadline, grace, recheck, idle;
+};
+
+static int wait_events(struct supervisor *s, struct events *ev)
+{
+	struct pollfd p[9 + MAX_WATCH];
+	int n = 0, nrelay = 0;
 
 	p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = s->deadline_fd, .events = POLLIN};
@@ -394,23 +427,30 @@ static int wait_events(struct supervisor *s, bool *deadline, bool *grace,
 	p[n++] = (struct pollfd){
 		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
 		.events = POLLPRI};
+	p[n++] = (struct pollfd){.fd = s->idle_fd, .events = POLLIN};
+	const int relay_at = n;
+	if (s->relay != NULL)
+		n += nrelay = runx_relay_poll_fds(s->relay, &p[n]);
 	if (s->phase != RUNNING)
 		for (int i = 0; i < s->nwatch; i++)
 			p[n++] = (struct pollfd){.fd = s->watch[i],
 						 .events = POLLIN};
 	if (poll(p, (nfds_t)n, -1) < 0)
 		return errno == EINTR ? 0 : -errno;
-	*deadline = timer_fired(s->deadline_fd, &p[1]);
-	*grace = timer_fired(s->grace_fd, &p[2]);
-	*recheck = timer_fired(s->recheck_fd, &p[4]);
+	ev->deadline = timer_fired(s->deadline_fd, &p[1]);
+	ev->grace = timer_fired(s->grace_fd, &p[2]);
+	ev->recheck = timer_fired(s->recheck_fd, &p[4]);
+	ev->idle = timer_fired(s->idle_fd, &p[6]);
+	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
+		s->last_output_ns = runx_now_ns();
 	return 0;
 }
 
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		bool deadline = false, grace = false, recheck = false;
-		int r = wait_events(s, &deadline, &grace, &recheck);
+		struct events ev = {false, false, false, false};
+		int r = wait_events(s, &ev);
 
 		if (r < 0)
 			return r;
@@ -418,11 +458,13 @@ static int supervise_loop(struct supervisor *s)
 		reap(s);
 		if (s->exited && s->phase == RUNNING)
 			on_command_exit(s);
-		if (deadline)
+		if (ev.deadline)
 			on_deadline(s);
-		if (grace && s->phase == STOPPING)
+		if (ev.idle)
+			on_idle_timer(s);
+		if (ev.grace && s->phase == STOPPING)
 			escalate(s);
-		if (recheck)
+		if (ev.recheck)
 			on_recheck(s);
 		if (s->phase != RUNNING && s->phase != DONE &&
 		    census(s) == 0 && s->exited)
@@ -438,9 +480,26 @@ static int new_timer(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Arms the deadline and idle timers from start_ns; -errno on failure. */
+static int arm_deadlines(struct supervisor *s)
+{
+	const struct runx_options *o = s->opts;
+	int r = 0;
+
+	if (s->deadline_fd < 0 || s->grace_fd < 0 || s->recheck_fd < 0 ||
+	    s->idle_fd < 0)
+		return -EMFILE;
+	if (o->timeout_ns != RUNX_DURATION_INF)
+		r = arm_at(s->deadline_fd, after(s->start_ns, o->timeout_ns));
+	if (r == 0 && s->relay != NULL &&
+	    o->idle_timeout_ns != RUNX_DURATION_INF)
+		r = arm_at(s->idle_fd, after(s->start_ns, o->idle_timeout_ns));
+	return r;
+}
+
 int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		   pid_t child, int pidfd, int sigfd, int64_t start_ns,
-		   struct runx_result *res)
+		   struct runx_relay *relay, struct runx_result *res)
 {
 	struct supervisor s = {
 		.opts = opts,
@@ -450,6 +509,9 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		.deadline_fd = new_timer(),
 		.grace_fd = new_timer(),
 		.recheck_fd = new_timer(),
+		.idle_fd = new_timer(),
+		.relay = relay,
+		.last_output_ns = start_ns,
 		.child = child,
 		.pidfd = pidfd,
 		.phase = RUNNING,
@@ -459,12 +521,7 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 
 	memset(res, 0, sizeof(*res));
 	res->reason = RUNX_END_EXITED;
-	if (s.deadline_fd < 0 || s.grace_fd < 0 || s.recheck_fd < 0)
-		r = s.deadline_fd < 0 ? s.deadline_fd
-		    : s.grace_fd < 0  ? s.grace_fd
-				      : s.recheck_fd;
-	else if (opts->timeout_ns != RUNX_DURATION_INF)
-		r = arm_at(s.deadline_fd, after(start_ns, opts->timeout_ns));
+	r = arm_deadlines(&s);
 	if (r < 0) {
 		/* runx cannot keep its promise: take the command down now. */
 		runx_error("cannot set up the deadline: %s", strerror(-r));
@@ -493,6 +550,10 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		close(s.grace_fd);
 	if (s.recheck_fd >= 0)
 		close(s.recheck_fd);
+	if (s.idle_fd >= 0)
+		close(s.idle_fd);
+	if (relay != NULL)
+		runx_relay_finish(relay);
 	res->end_ns = runx_now_ns();
 	if (!s.timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "options.h"
+#include "relay.h"
 #include "scope.h"
 
 /* Why the run ended (the report's "reason"). */
@@ -70,13 +71,16 @@ int64_t runx_now_ns(void);
  * Supervises the launched command (child pid, its pidfd, both owned by the
  * caller) until its scope is empty, as runx(1) says: deadline, grace,
  * cleanup of leftovers, forwarding of signals from sigfd.  start_ns is the
- * CLOCK_MONOTONIC time (ns) the command was started at.  Fills *res.
+ * CLOCK_MONOTONIC time (ns) the command was started at.  relay (NULL
+ * without --idle-timeout) carries the command's output; the idle deadline
+ * is measured from its last byte, and it is finished (and closed) before
+ * returning.  Fills *res.
  * Returns 0, or -errno if runx itself failed (it still sends SIGKILL to the
  * scope and waits for it before returning).
  */
 int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		   pid_t child, int pidfd, int sigfd, int64_t start_ns,
-		   struct runx_result *res);
+		   struct runx_relay *relay, struct runx_result *res);
 
 /* runx's exit status for a result: 124, 128+N or the command's status. */
 int runx_exit_status(const struct runx_options *opts,

@@ -1,0 +1,200 @@
+/* Relaying the command's output for --idle-timeout. */
+#include "config.h"
+
+#include "relay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void close_stream(struct runx_relay_stream *s)
+{
+	if (s->src >= 0)
+		close(s->src);
+	if (s->dst >= 0)
+		close(s->dst);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+	s->src = s->dst = -1;
+}
+
+/* One stream: a pipe whose write end goes to the child, dst dup'd. */
+static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
+{
+	int p[2];
+
+	memset(s, 0, sizeof(*s));
+	s->src = s->dst = -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	s->src = p[0];
+	*child_end = p[1];
+	s->use_splice = true;
+	s->dst = fcntl(dst, F_DUPFD_CLOEXEC, 3);
+	if (s->dst < 0 || fcntl(s->src, F_SETFL, O_NONBLOCK) < 0) {
+		int e = errno;
+		close(*child_end);
+		*child_end = -1;
+		close_stream(s);
+		return -e;
+	}
+	return 0;
+}
+
+int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
+{
+	int out_dst = stdio->source[1] >= 0 ? stdio->source[1] : 1;
+	int err_dst = stdio->source[2] >= 0 ? stdio->source[2] : 2;
+	bool shared = stdio->source[2] >= 0 && err_dst == out_dst;
+	int ret;
+
+	r->nstreams = 0;
+	r->child_end[0] = r->child_end[1] = -1;
+	ret = open_stream(&r->stream[0], out_dst, &r->child_end[0]);
+	if (ret < 0)
+		return ret;
+	r->nstreams = 1;
+	if (!shared) {
+		ret = open_stream(&r->stream[1], err_dst, &r->child_end[1]);
+		if (ret < 0) {
+			runx_relay_launched(r);
+			runx_relay_finish(r);
+			return ret;
+		}
+		r->nstreams = 2;
+	}
+	stdio->source[1] = r->child_end[0];
+	stdio->source[2] = shared ? r->child_end[0] : r->child_end[1];
+	return 0;
+}
+
+void runx_relay_launched(struct runx_relay *r)
+{
+	for (int i = 0; i < 2; i++) {
+		if (r->child_end[i] >= 0)
+			close(r->child_end[i]);
+		r->child_end[i] = -1;
+	}
+}
+
+int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nstreams; i++) {
+		const struct runx_relay_stream *s = &r->stream[i];
+		if (s->src < 0)
+			continue;
+		if (s->dst_full || s->len > 0)
+			p[n++] = (struct pollfd){.fd = s->dst, .events = POLLOUT};
+		else
+			p[n++] = (struct pollfd){.fd = s->src, .events = POLLIN};
+	}
+	return n;
+}
+
+/* Writes the buffered bytes; false if dst failed for good. */
+static bool flush_buffer(struct runx_relay_stream *s)
+{
+	while (s->len > 0) {
+		ssize_t n = write(s->dst, s->buf + s->off, s->len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				s->dst_full = true;
+				return true;
+			}
+			return false;
+		}
+		s->off += (size_t)n;
+		s->len -= (size_t)n;
+	}
+	s->off = 0;
+	s->dst_full = false;
+	return true;
+}
+
+/*
+ * Moves one chunk from the pipe.  Returns bytes read (>0), 0 for nothing
+ * now, -1 when the stream is finished (EOF or a failed destination).
+ */
+static ssize_t move_chunk(struct runx_relay_stream *s)
+{
+	ssize_t n;
+
+	if (s->use_splice) {
+		n = splice(s->src, NULL, s->dst, NULL, RUNX_RELAY_BUFSIZE,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			return n;
+		if (n == 0)
+			return -1;
+		if (errno == EAGAIN) {
+			/* the pipe said readable: the destination is full */
+			s->dst_full = true;
+			return 0;
+		}
+		if (errno != EINVAL && errno != ENOSYS)
+			return -1;
+		s->use_splice = false; /* e.g. a terminal: read/write */
+	}
+	if (s->buf == NULL && (s->buf = malloc(RUNX_RELAY_BUFSIZE)) == NULL)
+		return -1;
+	n = read(s->src, s->buf, RUNX_RELAY_BUFSIZE);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		return -1;
+	if (n < 0)
+		return 0;
+	s->off = 0;
+	s->len = (size_t)n;
+	return flush_buffer(s) ? n : -1;
+}
+
+size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n)
+{
+	size_t moved = 0;
+
+	for (int k = 0; k < n; k++) {
+		if (p[k].revents == 0)
+			continue;
+		for (int i = 0; i < r->nstreams; i++) {
+			struct runx_relay_stream *s = &r->stream[i];
+			if (s->src < 0)
+				continue;
+			if (p[k].fd == s->dst && (s->dst_full || s->len > 0)) {
+				s->dst_full = false;
+				if (!flush_buffer(s))
+					close_stream(s);
+			} else if (p[k].fd == s->src) {
+				ssize_t m = move_chunk(s);
+				if (m < 0)
+					close_stream(s);
+				else
+					moved += (size_t)m;
+			}
+		}
+	}
+	return moved;
+}
+
+void runx_relay_finish(struct runx_relay *r)
+{
+	for (int i = 0; i < r->nstreams; i++) {
+		struct runx_relay_stream *s = &r->stream[i];
+		/* bounded: 1024 chunks, then whatever is left is dropped */
+		for (int rounds = 0; s->src >= 0 && rounds < 1024; rounds++) {
+			if (s->len > 0 && !flush_buffer(s))
+				break;
+			s->dst_full = false;
+			if (move_chunk(s) <= 0)
+				break;
+		}
+		if (s->src >= 0 || s->dst >= 0)
+			close_stream(s);
+	}
+	r->nstreams = 0;
+	runx_relay_launched(r);
+}

@@ -1,0 +1,68 @@
+/*
+ * --idle-timeout: the command's stdout and stderr go through pipes that
+ * runx relays to where they were going, so runx sees every byte.
+ */
+#ifndef RUNX_RELAY_H
+#define RUNX_RELAY_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "redirect.h"
+
+#define RUNX_RELAY_BUFSIZE (64 * 1024)
+
+struct runx_relay_stream {
+	int src;        /* read end of the pipe (O_NONBLOCK), -1 once closed */
+	int dst;        /* a dup of where the bytes go, owned */
+	bool use_splice; /* splice(2) works for this dst */
+	bool dst_full;  /* wait for POLLOUT on dst before moving more */
+	char *buf;      /* read/write fallback: bytes not yet written */
+	size_t off, len;
+};
+
+struct runx_relay {
+	struct runx_relay_stream stream[2];
+	int nstreams;
+	int child_end[2]; /* pipe write ends for the child, -1 after launch */
+};
+
+/*
+ * Puts a pipe between the command's stdout (and stderr, or one pipe for
+ * both when they go to the same place: -m, or -o F -e F) and their
+ * destination in *stdio (a redirect file or runx's own fd 1/2, which the
+ * relay dups and owns).  Changes stdio->source[1] and [2] to the pipes'
+ * write ends.  All fds O_CLOEXEC.  Returns 0 or -errno (nothing left open).
+ */
+int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio);
+
+/* After launch: closes runx's copies of the pipes' write ends. */
+void runx_relay_launched(struct runx_relay *r);
+
+/*
+ * Adds the fds to poll(2) for the streams still open into p (at most 2)
+ * and returns how many: a pipe's read end for POLLIN, or its destination
+ * for POLLOUT while the destination is full.
+ */
+int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p);
+
+/*
+ * Moves what p (filled by runx_relay_poll_fds and poll(2)) says is ready,
+ * never blocking on a pipe: splice(2) with SPLICE_F_NONBLOCK, else
+ * read/write through a buffer of RUNX_RELAY_BUFSIZE bytes.  A stream
+ * whose pipe reached EOF, or whose destination failed (EPIPE: the command
+ * then gets SIGPIPE, as without runx), is closed.  Returns the number of
+ * bytes read from the command (output activity), or 0.
+ */
+size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
+
+/*
+ * At the end: moves what can be read now without waiting (bounded: a
+ * process outside the scope that still holds the pipe must not keep runx),
+ * then closes everything.
+ */
+void runx_relay_finish(struct runx_relay *r);
+
+#endif
