@@ -21,7 +21,7 @@ static int read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0;
-	ssize_t n;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -errno;
