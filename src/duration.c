@@ -144,8 +144,11 @@ static int read_decimal(const char **p, uint64_t *mantissa, int64_t *exp10,
 	return 0;
 }
 
-/* A hexadecimal term ("0x1A", "0x1p-3"), read by strtod as GNU timeout does. */
-static int read_hex(const char **p, int64_t *ns)
+/*
+ * A hexadecimal term ("0x1A", "0x1p-3"), read by strtod as GNU timeout does;
+ * sets *unit_missing when it has no unit.
+ */
+static int read_hex(const char **p, int64_t *ns, bool *unit_missing)
 {
 	char *end;
 	double seconds;
@@ -156,12 +159,14 @@ static int read_hex(const char **p, int64_t *ns)
 		return -EINVAL;
 	*p = end;
 	int64_t unit = read_unit(p);
-	if (unit == 0)
+	if (unit == 0) {
 		unit = units[3].ns;
+		*unit_missing = true;
+	}
 	double v = ceil(seconds * (double)unit);
-	if (errno == ERANGE && seconds != 0 && v == 0)
+	if (errno == ERANGE && v == 0) /* underflow: positive, but tiny */
 		v = 1;
-	*ns = v >= 9.2e18 ? RUNX_DURATION_INF : (int64_t)v;
+	*ns = v >= 0x1p63 ? RUNX_DURATION_INF : (int64_t)v;
 	return 0;
 }
 
@@ -206,7 +211,7 @@ int runx_duration_parse(const char *text, int64_t *ns)
 		if (unit_missing) /* "1 30s": only the last term may omit its unit */
 			return -EINVAL;
 		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-			if (read_hex(&p, &term) < 0)
+			if (read_hex(&p, &term, &unit_missing) < 0)
 				return -EINVAL;
 		} else {
 			uint64_t mantissa;

@@ -184,6 +184,15 @@ static const char *option_name(int c, char *buf, size_t size)
 	return buf;
 }
 
+/* Whether c is the value of a long option (every short option is one). */
+static bool is_option_value(int c)
+{
+	for (const struct option *o = long_options; o->name != NULL; o++)
+		if (o->val == c)
+			return true;
+	return false;
+}
+
 static int parse_duration_option(const char *option, const char *value,
 				 int64_t *ns, char *err, size_t errsize)
 {
@@ -358,12 +367,22 @@ enum runx_parse_result runx_options_parse(int argc, char **argv,
 			say(err, errsize, "option '%s' needs a value", opt);
 			return RUNX_PARSE_ERROR;
 		default:
-			if (optopt != 0)
-				say(err, errsize, "unknown option '-%c'",
-				    optopt);
-			else
+			/*
+			 * optopt: an unknown short option; 0 for an unknown
+			 * or ambiguous long option; or the value of a known
+			 * long option given a value it does not take.  A long
+			 * option is named as typed, argv[optind - 1].
+			 */
+			if (optopt == 0)
 				say(err, errsize, "unknown option '%s'",
 				    argv[optind - 1]);
+			else if (is_option_value(optopt))
+				say(err, errsize,
+				    "option '%s' does not take a value",
+				    argv[optind - 1]);
+			else
+				say(err, errsize, "unknown option '-%c'",
+				    optopt);
 			return RUNX_PARSE_ERROR;
 		}
 	}

@@ -1,5 +1,758 @@
+/* Unit tests of src/options.h: the runx(1) command line. */
 #include <check.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
-START_TEST(placeholder) { ck_assert_int_eq(1, 1); }
+#include <string.h>
+
+#include "duration.h"
+#include "options.h"
+
+#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+#define SEC	 INT64_C(1000000000)
+#define MAX_ARGS 24
+
+/* The argv of the last parse: "runx", the given words, NULL. */
+static char *argv_buf[MAX_ARGS + 2];
+static int argc_buf;
+static char err[512];
+static char shown[512]; /* the words, for failure messages */
+
+/* Builds argv from words (NULL-terminated, at most MAX_ARGS) and parses. */
+static enum runx_parse_result parse_words(const char *const *words,
+					  struct runx_options *opts)
+{
+	size_t len = 0;
+
+	argc_buf = 0;
+	argv_buf[argc_buf++] = (char *)"runx";
+	shown[0] = '\0';
+	for (; *words != NULL; words++) {
+		ck_assert_int_lt(argc_buf, MAX_ARGS + 1);
+		argv_buf[argc_buf++] = (char *)*words;
+		len += (size_t)snprintf(shown + len, sizeof(shown) - len,
+					" '%s'", *words);
+		ck_assert_uint_lt(len, sizeof(shown));
+	}
+	argv_buf[argc_buf] = NULL;
+	memset(err, 'X', sizeof(err)); /* no stale "" to hide a missing one */
+	err[sizeof(err) - 1] = '\0';
+	memset(opts, 0x5a, sizeof(*opts)); /* every field must be set */
+	return runx_options_parse(argc_buf, argv_buf, opts, err, sizeof(err));
+}
+
+/* The defaults SPEC.md gives, written out independently of options.c. */
+static struct runx_options spec_defaults(void)
+{
+	struct runx_options o;
+
+	memset(&o, 0, sizeof(o));
+	o.timeout_ns = RUNX_DURATION_INF;
+	o.grace_ns = 5 * SEC;
+	o.idle_timeout_ns = RUNX_DURATION_INF;
+	o.first_signal = SIGTERM;
+	o.preserve_status = false;
+	o.scope = RUNX_SCOPE_GROUP;
+	o.foreground = false;
+	o.wait_all = false;
+	o.launch = RUNX_LAUNCH_DEFAULT;
+	o.close_fds = false;
+	o.stdin_path = NULL;
+	o.stdout_path = NULL;
+	o.stderr_path = NULL;
+	o.append = false;
+	o.merge = false;
+	o.verbose = false;
+	o.report_path = NULL;
+	o.command = NULL;
+	return o;
+}
+
+static void expect_same_path(const char *field, const char *got,
+			     const char *want)
+{
+	if (want == NULL)
+		ck_assert_msg(got == NULL, "for%s: %s is '%s', want NULL",
+			      shown, field, got);
+	else
+		ck_assert_msg(got != NULL && strcmp(got, want) == 0,
+			      "for%s: %s is '%s', want '%s'", shown, field,
+			      got != NULL ? got : "(null)", want);
+}
+
+#define EXPECT_FIELD(f, fmt)                                                   \
+	ck_assert_msg(got->f == want->f,                                       \
+		      "for%s: " #f " is %" fmt ", want %" fmt, shown, got->f,  \
+		      want->f)
+
+/* Every field but command must equal want. */
+static void expect_options(const struct runx_options *got,
+			   const struct runx_options *want)
+{
+	EXPECT_FIELD(timeout_ns, PRId64);
+	EXPECT_FIELD(grace_ns, PRId64);
+	EXPECT_FIELD(idle_timeout_ns, PRId64);
+	EXPECT_FIELD(first_signal, "d");
+	EXPECT_FIELD(preserve_status, "d");
+	EXPECT_FIELD(scope, "d");
+	EXPECT_FIELD(foreground, "d");
+	EXPECT_FIELD(wait_all, "d");
+	EXPECT_FIELD(launch, "d");
+	EXPECT_FIELD(close_fds, "d");
+	expect_same_path("stdin_path", got->stdin_path, want->stdin_path);
+	expect_same_path("stdout_path", got->stdout_path, want->stdout_path);
+	expect_same_path("stderr_path", got->stderr_path, want->stderr_path);
+	EXPECT_FIELD(append, "d");
+	EXPECT_FIELD(merge, "d");
+	EXPECT_FIELD(verbose, "d");
+	expect_same_path("report_path", got->report_path, want->report_path);
+}
+
+/* The command must be exactly argv[first..argc-1], pointing into argv. */
+static void expect_command_from(const struct runx_options *got, int first)
+{
+	ck_assert_msg(got->command == argv_buf + first,
+		      "for%s: command starts at argv[%td], want argv[%d]",
+		      shown, got->command - argv_buf, first);
+	ck_assert_ptr_null(got->command[argc_buf - first]);
+}
+
+static void expect_ok(enum runx_parse_result rc)
+{
+	ck_assert_msg(rc == RUNX_PARSE_OK, "for%s: result %d (%s), want OK",
+		      shown, rc, err);
+	ck_assert_msg(err[0] == '\0', "for%s: err is '%s' after success", shown,
+		      err);
+}
+
+/* ---- defaults and where options stop ------------------------------- */
+
+START_TEST(defaults_when_only_a_command_is_given)
+{
+	static const char *const words[] = {"cmd", NULL};
+	struct runx_options got, want = spec_defaults();
+
+	expect_ok(parse_words(words, &got));
+	expect_options(&got, &want);
+	expect_command_from(&got, 1);
+	ck_assert_str_eq(got.command[0], "cmd");
+}
 END_TEST
-int main(void) { Suite *s = suite_create("options"); TCase *tc = tcase_create("core"); tcase_add_test(tc, placeholder); suite_add_tcase(s, tc); SRunner *sr = srunner_create(s); srunner_run_all(sr, CK_NORMAL); int f = srunner_ntests_failed(sr); srunner_free(sr); return f ? 1 : 0; }
+
+START_TEST(options_after_the_command_belong_to_the_command)
+{
+	static const char *const words[] = {"-t", "5s", "ls", "-l", NULL};
+	static const char *const words2[] = {"ls",	"-t", "5", "--help",
+					     "--bogus", "-x", NULL};
+	struct runx_options got, want = spec_defaults();
+
+	expect_ok(parse_words(words, &got));
+	want.timeout_ns = 5 * SEC;
+	expect_options(&got, &want);
+	expect_command_from(&got, 3);
+	ck_assert_str_eq(got.command[0], "ls");
+	ck_assert_str_eq(got.command[1], "-l");
+
+	expect_ok(parse_words(words2, &got));
+	want = spec_defaults();
+	expect_options(&got, &want);
+	expect_command_from(&got, 1);
+	ck_assert_str_eq(got.command[1], "-t");
+	ck_assert_str_eq(got.command[3], "--help");
+}
+END_TEST
+
+/* Each row: the words and the argv index where the command starts. */
+static const struct {
+	const char *words[8];
+	int command_at;
+} double_dash_cases[] = {
+    {{"--", "ls", NULL}, 2},
+    {{"-t", "5", "--", "-weird", "-x", NULL}, 4},
+    {{"--", "--help", NULL}, 2},
+    {{"--", "-t", "5", NULL}, 2},
+    {{"--", "--", "x", NULL}, 2},
+    {{"ls", "--", "x", NULL}, 1},
+    {{"-p", "--", "-", NULL}, 3},
+    {{"-", "x", NULL}, 1}, /* a lone "-" is an operand */
+};
+
+START_TEST(double_dash_ends_the_options)
+{
+	struct runx_options got;
+
+	expect_ok(parse_words(double_dash_cases[_i].words, &got));
+	expect_command_from(&got, double_dash_cases[_i].command_at);
+	ck_assert_str_eq(got.command[0],
+			 argv_buf[double_dash_cases[_i].command_at]);
+	ck_assert_int_eq(got.timeout_ns, _i == 1 ? 5 * SEC : RUNX_DURATION_INF);
+}
+END_TEST
+
+/* ---- every option, long and short ---------------------------------- */
+
+enum field {
+	F_TIMEOUT,
+	F_GRACE,
+	F_IDLE,
+	F_SIGNAL,
+	F_PRESERVE,
+	F_SCOPE,
+	F_FOREGROUND, /* also sets scope to child */
+	F_WAIT_ALL,
+	F_LAUNCH,
+	F_CLOSE_FDS,
+	F_STDIN,
+	F_STDOUT,
+	F_STDERR,
+	F_APPEND,
+	F_MERGE,
+	F_VERBOSE,
+	F_REPORT,
+};
+
+struct change {
+	enum field field;
+	int64_t value;	  /* numbers, enums and flags */
+	const char *path; /* F_STDIN .. F_REPORT paths */
+};
+
+static void apply(struct runx_options *o, const struct change *c)
+{
+	switch (c->field) {
+	case F_TIMEOUT:
+		o->timeout_ns = c->value;
+		break;
+	case F_GRACE:
+		o->grace_ns = c->value;
+		break;
+	case F_IDLE:
+		o->idle_timeout_ns = c->value;
+		break;
+	case F_SIGNAL:
+		o->first_signal = (int)c->value;
+		break;
+	case F_PRESERVE:
+		o->preserve_status = true;
+		break;
+	case F_SCOPE:
+		o->scope = (enum runx_scope_kind)c->value;
+		break;
+	case F_FOREGROUND:
+		o->foreground = true;
+		o->scope = RUNX_SCOPE_CHILD;
+		break;
+	case F_WAIT_ALL:
+		o->wait_all = true;
+		break;
+	case F_LAUNCH:
+		o->launch = (enum runx_launch_kind)c->value;
+		break;
+	case F_CLOSE_FDS:
+		o->close_fds = true;
+		break;
+	case F_STDIN:
+		o->stdin_path = c->path;
+		break;
+	case F_STDOUT:
+		o->stdout_path = c->path;
+		break;
+	case F_STDERR:
+		o->stderr_path = c->path;
+		break;
+	case F_APPEND:
+		o->append = true;
+		break;
+	case F_MERGE:
+		o->merge = true;
+		break;
+	case F_VERBOSE:
+		o->verbose = true;
+		break;
+	case F_REPORT:
+		o->report_path = c->path;
+		break;
+	}
+}
+
+/*
+ * Each row: option words (the command "cmd" "arg" is appended) and the
+ * change(s) from the defaults they must make; nothing else may change.
+ */
+struct option_case {
+	const char *words[8];
+	struct change changes[3];
+	int nchanges;
+};
+
+#define ONE(f, v)  {{(f), (v), NULL}}, 1
+#define PATH(f, p) {{(f), 0, (p)}}, 1
+
+static const struct option_case option_cases[] = {
+    /* -t, --timeout */
+    {{"-t", "90s"}, ONE(F_TIMEOUT, 90 * SEC)},
+    {{"-t90s"}, ONE(F_TIMEOUT, 90 * SEC)},
+    {{"--timeout", "1m30s"}, ONE(F_TIMEOUT, 90 * SEC)},
+    {{"--timeout=1.5m"}, ONE(F_TIMEOUT, 90 * SEC)},
+    {{"-t", "1e-12"}, ONE(F_TIMEOUT, 1)},
+    {{"-t", "0"}, ONE(F_TIMEOUT, RUNX_DURATION_INF)}, /* 0 = no limit */
+    {{"--timeout=inf"}, ONE(F_TIMEOUT, RUNX_DURATION_INF)},
+    {{"-t", "1e30"}, ONE(F_TIMEOUT, RUNX_DURATION_INF)},
+    /* -s, --signal */
+    {{"-s", "INT"}, ONE(F_SIGNAL, SIGINT)},
+    {{"-sKILL"}, ONE(F_SIGNAL, SIGKILL)},
+    {{"--signal", "sighup"}, ONE(F_SIGNAL, SIGHUP)},
+    {{"--signal=9"}, ONE(F_SIGNAL, SIGKILL)},
+    {{"-s", "0"}, ONE(F_SIGNAL, 0)},
+    {{"-s", "TERM"}, ONE(F_SIGNAL, SIGTERM)},
+    {{"--signal=USR1"}, ONE(F_SIGNAL, SIGUSR1)},
+    /* -k, --kill-after, --grace */
+    {{"-k", "2s"}, ONE(F_GRACE, 2 * SEC)},
+    {{"-k500ms"}, ONE(F_GRACE, SEC / 2)},
+    {{"--kill-after", "1m"}, ONE(F_GRACE, 60 * SEC)},
+    {{"--kill-after=3"}, ONE(F_GRACE, 3 * SEC)},
+    {{"--grace", "10"}, ONE(F_GRACE, 10 * SEC)},
+    {{"--grace=1h"}, ONE(F_GRACE, 3600 * SEC)},
+    {{"-k", "0"}, ONE(F_GRACE, 0)}, /* 0 = SIGKILL at once, not inf */
+    {{"-k", "inf"}, ONE(F_GRACE, RUNX_DURATION_INF)},
+    /* -p, --preserve-status */
+    {{"-p"}, ONE(F_PRESERVE, 1)},
+    {{"--preserve-status"}, ONE(F_PRESERVE, 1)},
+    /* --idle-timeout (parsed only) */
+    {{"--idle-timeout=30s"}, ONE(F_IDLE, 30 * SEC)},
+    {{"--idle-timeout", "2m"}, ONE(F_IDLE, 120 * SEC)},
+    {{"--idle-timeout=0"}, ONE(F_IDLE, RUNX_DURATION_INF)},
+    /* --kill-scope, -G, -C */
+    {{"--kill-scope=child"}, ONE(F_SCOPE, RUNX_SCOPE_CHILD)},
+    {{"--kill-scope=group"}, ONE(F_SCOPE, RUNX_SCOPE_GROUP)},
+    {{"--kill-scope", "tree"}, ONE(F_SCOPE, RUNX_SCOPE_TREE)},
+    {{"--kill-scope=cgroup"}, ONE(F_SCOPE, RUNX_SCOPE_CGROUP)},
+    {{"--kill-scope=auto"}, ONE(F_SCOPE, RUNX_SCOPE_AUTO)},
+    {{"-G"}, ONE(F_SCOPE, RUNX_SCOPE_GROUP)},
+    {{"--kill-group"}, ONE(F_SCOPE, RUNX_SCOPE_GROUP)},
+    {{"-C"}, ONE(F_SCOPE, RUNX_SCOPE_CGROUP)},
+    {{"--kill-cgroup"}, ONE(F_SCOPE, RUNX_SCOPE_CGROUP)},
+    /* --foreground implies child */
+    {{"--foreground"}, ONE(F_FOREGROUND, 1)},
+    {{"--foreground", "--kill-scope=child"}, ONE(F_FOREGROUND, 1)},
+    {{"--kill-scope=child", "--foreground"}, ONE(F_FOREGROUND, 1)},
+    /* --wait-all with every scope larger than the child */
+    {{"--wait-all"}, ONE(F_WAIT_ALL, 1)},
+    {{"--wait-all", "--kill-scope=tree"},
+     {{F_WAIT_ALL, 1, NULL}, {F_SCOPE, RUNX_SCOPE_TREE, NULL}},
+     2},
+    {{"-C", "--wait-all"},
+     {{F_WAIT_ALL, 1, NULL}, {F_SCOPE, RUNX_SCOPE_CGROUP, NULL}},
+     2},
+    {{"--wait-all", "--kill-scope=auto"},
+     {{F_WAIT_ALL, 1, NULL}, {F_SCOPE, RUNX_SCOPE_AUTO, NULL}},
+     2},
+    /* --launch */
+    {{"--launch=posix_spawn"}, ONE(F_LAUNCH, RUNX_LAUNCH_POSIX_SPAWN)},
+    {{"--launch=fork"}, ONE(F_LAUNCH, RUNX_LAUNCH_FORK)},
+    {{"--launch", "vfork"}, ONE(F_LAUNCH, RUNX_LAUNCH_VFORK)},
+    {{"--launch=clone3"}, ONE(F_LAUNCH, RUNX_LAUNCH_CLONE3)},
+    /* --close-fds */
+    {{"--close-fds"}, ONE(F_CLOSE_FDS, 1)},
+    /* redirects */
+    {{"-i", "/dev/null"}, PATH(F_STDIN, "/dev/null")},
+    {{"-iin.txt"}, PATH(F_STDIN, "in.txt")},
+    {{"--stdin=in.txt"}, PATH(F_STDIN, "in.txt")},
+    {{"--stdin", "-"}, PATH(F_STDIN, "-")},
+    {{"-o", "out.log"}, PATH(F_STDOUT, "out.log")},
+    {{"--stdout=out.log"}, PATH(F_STDOUT, "out.log")},
+    {{"--stdout", "a b"}, PATH(F_STDOUT, "a b")},
+    {{"-e", "err.log"}, PATH(F_STDERR, "err.log")},
+    {{"--stderr=err.log"}, PATH(F_STDERR, "err.log")},
+    {{"-a"}, ONE(F_APPEND, 1)}, /* without -o/-e: no effect, no error */
+    {{"--append"}, ONE(F_APPEND, 1)},
+    {{"-m"}, ONE(F_MERGE, 1)},
+    {{"--merge"}, ONE(F_MERGE, 1)},
+    {{"-m", "-o", "all.log"},
+     {{F_MERGE, 1, NULL}, {F_STDOUT, 0, "all.log"}},
+     2},
+    {{"-o", "f", "-e", "f"}, {{F_STDOUT, 0, "f"}, {F_STDERR, 0, "f"}}, 2},
+    {{"-a", "-o", "f"}, {{F_APPEND, 1, NULL}, {F_STDOUT, 0, "f"}}, 2},
+    /* reporting */
+    {{"-v"}, ONE(F_VERBOSE, 1)},
+    {{"--verbose"}, ONE(F_VERBOSE, 1)},
+    {{"--report=run.json"}, PATH(F_REPORT, "run.json")},
+    {{"--report", "-"}, PATH(F_REPORT, "-")},
+    /* bundled short options */
+    {{"-pva"},
+     {{F_PRESERVE, 1, NULL}, {F_VERBOSE, 1, NULL}, {F_APPEND, 1, NULL}},
+     3},
+    {{"-pt5"}, {{F_PRESERVE, 1, NULL}, {F_TIMEOUT, 5 * SEC, NULL}}, 2},
+    {{"-vk", "1"}, {{F_VERBOSE, 1, NULL}, {F_GRACE, SEC, NULL}}, 2},
+    {{"-Gmo", "x"},
+     {{F_SCOPE, RUNX_SCOPE_GROUP, NULL},
+      {F_MERGE, 1, NULL},
+      {F_STDOUT, 0, "x"}},
+     3},
+};
+
+START_TEST(every_option_long_and_short_sets_its_field)
+{
+	const struct option_case *c = &option_cases[_i];
+	const char *words[MAX_ARGS + 1];
+	struct runx_options got, want = spec_defaults();
+	int n = 0;
+
+	for (; n < NELEM(c->words) && c->words[n] != NULL; n++)
+		words[n] = c->words[n];
+	words[n] = "cmd";
+	words[n + 1] = "arg";
+	words[n + 2] = NULL;
+	for (int k = 0; k < c->nchanges; k++)
+		apply(&want, &c->changes[k]);
+
+	expect_ok(parse_words(words, &got));
+	expect_options(&got, &want);
+	expect_command_from(&got, n + 1);
+	ck_assert_str_eq(got.command[0], "cmd");
+	ck_assert_str_eq(got.command[1], "arg");
+}
+END_TEST
+
+/* Same table shape: the last of repeated options wins. */
+static const struct option_case last_wins_cases[] = {
+    {{"-t", "1", "-t", "2"}, ONE(F_TIMEOUT, 2 * SEC)},
+    {{"-t", "5", "--timeout=0"}, ONE(F_TIMEOUT, RUNX_DURATION_INF)},
+    {{"--timeout=0", "-t", "5"}, ONE(F_TIMEOUT, 5 * SEC)},
+    {{"-k", "1", "--grace=2"}, ONE(F_GRACE, 2 * SEC)},
+    {{"--grace=2", "-k", "1"}, ONE(F_GRACE, 1 * SEC)},
+    {{"-s", "INT", "-s", "HUP"}, ONE(F_SIGNAL, SIGHUP)},
+    {{"-s", "0", "--signal=KILL"}, ONE(F_SIGNAL, SIGKILL)},
+    {{"--kill-scope=tree", "--kill-scope=child"},
+     ONE(F_SCOPE, RUNX_SCOPE_CHILD)},
+    {{"--kill-scope=tree", "-G"}, ONE(F_SCOPE, RUNX_SCOPE_GROUP)},
+    {{"-G", "--kill-scope=tree"}, ONE(F_SCOPE, RUNX_SCOPE_TREE)},
+    {{"-C", "--kill-scope=child"}, ONE(F_SCOPE, RUNX_SCOPE_CHILD)},
+    {{"--kill-scope=group", "--kill-scope=child", "--foreground"},
+     ONE(F_FOREGROUND, 1)},
+    {{"--launch=fork", "--launch=vfork"}, ONE(F_LAUNCH, RUNX_LAUNCH_VFORK)},
+    {{"-i", "a", "--stdin=b"}, PATH(F_STDIN, "b")},
+    {{"-o", "a", "-o", "b"}, PATH(F_STDOUT, "b")},
+    {{"--stderr=a", "-e", "b"}, PATH(F_STDERR, "b")},
+    {{"--report=a", "--report=b"}, PATH(F_REPORT, "b")},
+    {{"--idle-timeout=1", "--idle-timeout=2"}, ONE(F_IDLE, 2 * SEC)},
+};
+
+START_TEST(the_last_of_repeated_options_wins)
+{
+	const struct option_case *c = &last_wins_cases[_i];
+	const char *words[MAX_ARGS + 1];
+	struct runx_options got, want = spec_defaults();
+	int n = 0;
+
+	for (; n < NELEM(c->words) && c->words[n] != NULL; n++)
+		words[n] = c->words[n];
+	words[n] = "cmd";
+	words[n + 1] = NULL;
+	for (int k = 0; k < c->nchanges; k++)
+		apply(&want, &c->changes[k]);
+
+	expect_ok(parse_words(words, &got));
+	expect_options(&got, &want);
+	expect_command_from(&got, n + 1);
+}
+END_TEST
+
+/* ---- help and version ---------------------------------------------- */
+
+static const struct {
+	const char *words[6];
+	enum runx_parse_result result;
+} help_cases[] = {
+    {{"-h"}, RUNX_PARSE_HELP},
+    {{"--help"}, RUNX_PARSE_HELP},
+    {{"-V"}, RUNX_PARSE_VERSION},
+    {{"--version"}, RUNX_PARSE_VERSION},
+    {{"-t", "5", "--help"}, RUNX_PARSE_HELP},
+    {{"-v", "--version", "cmd"}, RUNX_PARSE_VERSION},
+    {{"--help", "--bogus"}, RUNX_PARSE_HELP}, /* help comes first */
+    {{"--version", "-t", "nan"}, RUNX_PARSE_VERSION},
+    {{"-hV"}, RUNX_PARSE_HELP},
+    {{"-Vh"}, RUNX_PARSE_VERSION},
+    {{"--foreground", "--kill-scope=tree", "-h"}, RUNX_PARSE_HELP},
+};
+
+START_TEST(help_and_version_need_no_command)
+{
+	struct runx_options got;
+	enum runx_parse_result rc = parse_words(help_cases[_i].words, &got);
+
+	ck_assert_msg(rc == help_cases[_i].result, "for%s: result %d, want %d",
+		      shown, rc, help_cases[_i].result);
+}
+END_TEST
+
+START_TEST(help_and_version_texts_are_gnu_style)
+{
+	const char *usage = runx_usage();
+	const char *version = runx_version_text();
+	size_t n;
+
+	ck_assert_msg(strncmp(usage, "Usage: runx ", 12) == 0, "usage: %s",
+		      usage);
+	n = strlen(usage);
+	ck_assert_int_eq(usage[n - 1], '\n');
+	ck_assert_ptr_nonnull(strstr(usage, "--timeout"));
+	ck_assert_ptr_nonnull(strstr(usage, "--kill-scope"));
+	ck_assert_msg(strncmp(version, "runx ", 5) == 0, "version: %s",
+		      version);
+	n = strlen(version);
+	ck_assert_int_eq(version[n - 1], '\n');
+}
+END_TEST
+
+/* ---- rejected command lines ---------------------------------------- */
+
+/*
+ * Each row: the words after "runx" and up to two texts the message must
+ * contain (the bad value, and the option it was given to).
+ */
+static const struct {
+	const char *words[8];
+	const char *needles[2];
+} rejected_cases[] = {
+    /* bad durations */
+    {{"-t", "", "cmd"}, {"''", "--timeout"}},
+    {{"--timeout=", "cmd"}, {"''", "--timeout"}},
+    {{"-t", "-0", "cmd"}, {"'-0'", "--timeout"}},
+    {{"-t", "-1", "cmd"}, {"'-1'", "--timeout"}},
+    {{"-t", "nan", "cmd"}, {"'nan'", "--timeout"}},
+    {{"-t", "5x", "cmd"}, {"'5x'", "--timeout"}},
+    {{"-t", "1 s", "cmd"}, {"'1 s'", "--timeout"}},
+    {{"-t", "5s ", "cmd"}, {"'5s '", "--timeout"}},
+    {{"--timeout=1e", "cmd"}, {"'1e'", "--timeout"}},
+    {{"-t.", "cmd"}, {"'.'", "--timeout"}},
+    {{"-t", "-inf", "cmd"}, {"'-inf'", "--timeout"}},
+    {{"-k", "-1", "cmd"}, {"'-1'", "--kill-after"}},
+    {{"--kill-after=1x", "cmd"}, {"'1x'", "--kill-after"}},
+    {{"--grace=abc", "cmd"}, {"'abc'", "--grace"}},
+    {{"--grace", "", "cmd"}, {"''", "--grace"}},
+    {{"--idle-timeout=-5", "cmd"}, {"'-5'", "--idle-timeout"}},
+    {{"--idle-timeout=", "cmd"}, {"''", "--idle-timeout"}},
+    /* bad signals */
+    {{"-s", "FOO", "cmd"}, {"'FOO'", "signal"}},
+    {{"--signal=SIG", "cmd"}, {"'SIG'", "signal"}},
+    {{"-s", "", "cmd"}, {"''", "signal"}},
+    {{"-s", "-1", "cmd"}, {"'-1'", "signal"}},
+    {{"-s", "999", "cmd"}, {"'999'", "signal"}},
+    {{"-s", "RTMIN+1000", "cmd"}, {"'RTMIN+1000'", "signal"}},
+    {{"--signal", "RTMAX-1000", "cmd"}, {"'RTMAX-1000'", "signal"}},
+    {{"-s", "SIG TERM", "cmd"}, {"'SIG TERM'", "signal"}},
+    /* bad --kill-scope and --launch values */
+    {{"--kill-scope=process", "cmd"}, {"'process'", "scope"}},
+    {{"--kill-scope=", "cmd"}, {"''", "scope"}},
+    {{"--kill-scope", "groups", "cmd"}, {"'groups'", "scope"}},
+    {{"--launch=spawn", "cmd"}, {"'spawn'", "launch"}},
+    {{"--launch=default", "cmd"}, {"'default'", "launch"}},
+    {{"--launch=", "cmd"}, {"''", "launch"}},
+    {{"--launch", "posix-spawn", "cmd"}, {"'posix-spawn'", "launch"}},
+    /* combinations */
+    {{"--foreground", "--kill-scope=group", "cmd"}, {"--foreground", "group"}},
+    {{"--foreground", "-G", "cmd"}, {"--foreground", "group"}},
+    {{"--kill-scope=tree", "--foreground", "cmd"}, {"--foreground", "tree"}},
+    {{"--foreground", "-C", "cmd"}, {"--foreground", "cgroup"}},
+    {{"--foreground", "--kill-scope=auto", "cmd"}, {"--foreground", "auto"}},
+    {{"--wait-all", "--kill-scope=child", "cmd"}, {"--wait-all", "child"}},
+    {{"--kill-scope=child", "--wait-all", "cmd"}, {"--wait-all", "child"}},
+    {{"--wait-all", "--foreground", "cmd"}, {"--wait-all", NULL}},
+    {{"-m", "-e", "err.log", "cmd"}, {"err.log", "--merge"}},
+    {{"--stderr=x.log", "--merge", "cmd"}, {"x.log", "--merge"}},
+    {{"-me", "e.log", "cmd"}, {"e.log", "--merge"}},
+    /* no command */
+    {{NULL}, {"missing command", NULL}},
+    {{"-t", "5"}, {"missing command", NULL}},
+    {{"--"}, {"missing command", NULL}},
+    {{"-v", "--"}, {"missing command", NULL}},
+    {{"-p"}, {"missing command", NULL}},
+    /* an option without its value */
+    {{"-t"}, {"--timeout", "value"}},
+    {{"--timeout"}, {"--timeout", "value"}},
+    {{"-s"}, {"--signal", "value"}},
+    {{"-k"}, {"--kill-after", "value"}},
+    {{"--grace"}, {"--grace", "value"}},
+    {{"--kill-scope"}, {"--kill-scope", "value"}},
+    {{"--launch"}, {"--launch", "value"}},
+    {{"-o"}, {"--stdout", "value"}},
+    {{"--report"}, {"--report", "value"}},
+    /* unknown options, named as typed */
+    {{"-x", "cmd"}, {"'-x'", NULL}},
+    {{"-pX", "cmd"}, {"'-X'", NULL}},
+    {{"-Xp", "cmd"}, {"'-X'", NULL}},
+    {{"--bogus", "cmd"}, {"'--bogus'", NULL}},
+    {{"--bogus=1", "cmd"}, {"'--bogus=1'", NULL}},
+    {{"--timeout5", "cmd"}, {"'--timeout5'", NULL}},
+    {{"--kill", "cmd"}, {"'--kill'", NULL}}, /* ambiguous abbreviation */
+    {{"--verbose", "-Xp", "cmd"}, {"'-X'", NULL}},
+    /* a value given to an option that takes none */
+    {{"--foreground=yes", "cmd"}, {"--foreground=yes", NULL}},
+    {{"--help=me", "cmd"}, {"--help=me", NULL}},
+    {{"--verbose=1", "cmd"}, {"--verbose=1", NULL}},
+    {{"--wait-all=no", "cmd"}, {"--wait-all=no", NULL}},
+    {{"--close-fds=3", "cmd"}, {"--close-fds=3", NULL}},
+};
+
+START_TEST(bad_command_lines_fail_with_a_message_naming_the_bad_text)
+{
+	struct runx_options got;
+	enum runx_parse_result rc = parse_words(rejected_cases[_i].words, &got);
+
+	ck_assert_msg(rc == RUNX_PARSE_ERROR, "for%s: result %d, want ERROR",
+		      shown, rc);
+	ck_assert_msg(err[0] != '\0' && strchr(err, '\n') == NULL &&
+			  strncmp(err, "runx: ", 6) != 0,
+		      "for%s: message '%s' is not one line without 'runx: '",
+		      shown, err);
+	for (int k = 0; k < 2; k++) {
+		const char *needle = rejected_cases[_i].needles[k];
+
+		if (needle != NULL)
+			ck_assert_msg(strstr(err, needle) != NULL,
+				      "for%s: message '%s' lacks \"%s\"", shown,
+				      err, needle);
+	}
+}
+END_TEST
+
+/* The exact formats of /tmp/runx-decisions.md (without "runx: "). */
+static const struct {
+	const char *words[4];
+	const char *message;
+} message_cases[] = {
+    {{"-t", "-0", "cmd"}, "invalid duration '-0' for --timeout"},
+    {{"--timeout=", "cmd"}, "invalid duration '' for --timeout"},
+    {{"-k", "x", "cmd"}, "invalid duration 'x' for --kill-after"},
+    {{"--grace=x", "cmd"}, "invalid duration 'x' for --grace"},
+    {{"--idle-timeout=x", "cmd"}, "invalid duration 'x' for --idle-timeout"},
+    {{"-s", "FOO", "cmd"}, "invalid signal 'FOO'"},
+    {{"--signal=65x", "cmd"}, "invalid signal '65x'"},
+};
+
+START_TEST(error_messages_have_the_decided_format)
+{
+	struct runx_options got;
+
+	ck_assert_int_eq(parse_words(message_cases[_i].words, &got),
+			 RUNX_PARSE_ERROR);
+	ck_assert_str_eq(err, message_cases[_i].message);
+}
+END_TEST
+
+/* Signal numbers one past SIGRTMAX, computed at run time. */
+START_TEST(signal_numbers_past_sigrtmax_are_rejected)
+{
+	char past[16], offset[32], want[64];
+	const char *words[] = {"-s", past, "cmd", NULL};
+	struct runx_options got;
+
+	snprintf(past, sizeof(past), "%d", SIGRTMAX + 1);
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_ERROR);
+	snprintf(want, sizeof(want), "invalid signal '%s'", past);
+	ck_assert_str_eq(err, want);
+
+	snprintf(offset, sizeof(offset), "RTMIN+%d", SIGRTMAX - SIGRTMIN + 1);
+	words[1] = offset;
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_ERROR);
+	snprintf(want, sizeof(want), "invalid signal '%s'", offset);
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(the_error_message_respects_errsize)
+{
+	char small[12];
+	char *argv[] = {(char *)"runx", (char *)"-t",
+			(char *)"far-too-long-duration", (char *)"cmd", NULL};
+	struct runx_options got;
+
+	memset(small, 'X', sizeof(small));
+	ck_assert_int_eq(runx_options_parse(4, argv, &got, small, 8),
+			 RUNX_PARSE_ERROR);
+	ck_assert_str_eq(small, "invalid");
+	ck_assert_int_eq(small[8], 'X');
+}
+END_TEST
+
+/* ---- calling the parser again -------------------------------------- */
+
+START_TEST(a_second_parse_starts_from_the_defaults)
+{
+	static const char *const many[] = {"-t",	  "1",
+					   "-s",	  "INT",
+					   "-k",	  "2",
+					   "-p",	  "--kill-scope=tree",
+					   "--wait-all",  "--launch=fork",
+					   "--close-fds", "-i",
+					   "a",		  "-o",
+					   "b",		  "-a",
+					   "cmd",	  NULL};
+	static const char *const bad_cluster[] = {"-vXp", "cmd", NULL};
+	static const char *const plain[] = {"cmd", NULL};
+	static const char *const dash_p[] = {"-p", "cmd", NULL};
+	struct runx_options got, want = spec_defaults();
+
+	expect_ok(parse_words(many, &got));
+	ck_assert(got.preserve_status && got.wait_all && got.close_fds);
+	expect_ok(parse_words(plain, &got));
+	expect_options(&got, &want);
+	expect_command_from(&got, 1);
+
+	/* an error in the middle of "-vXp" leaves getopt mid-cluster */
+	ck_assert_int_eq(parse_words(bad_cluster, &got), RUNX_PARSE_ERROR);
+	expect_ok(parse_words(dash_p, &got));
+	want.preserve_status = true;
+	expect_options(&got, &want);
+	expect_command_from(&got, 2);
+}
+END_TEST
+
+static Suite *options_suite(void)
+{
+	Suite *s = suite_create("options");
+	TCase *accept = tcase_create("accept");
+	TCase *reject = tcase_create("reject");
+
+	tcase_add_test(accept, defaults_when_only_a_command_is_given);
+	tcase_add_test(accept, options_after_the_command_belong_to_the_command);
+	tcase_add_loop_test(accept, double_dash_ends_the_options, 0,
+			    NELEM(double_dash_cases));
+	tcase_add_loop_test(accept, every_option_long_and_short_sets_its_field,
+			    0, NELEM(option_cases));
+	tcase_add_loop_test(accept, the_last_of_repeated_options_wins, 0,
+			    NELEM(last_wins_cases));
+	tcase_add_loop_test(accept, help_and_version_need_no_command, 0,
+			    NELEM(help_cases));
+	tcase_add_test(accept, help_and_version_texts_are_gnu_style);
+	tcase_add_test(accept, a_second_parse_starts_from_the_defaults);
+	suite_add_tcase(s, accept);
+
+	tcase_add_loop_test(
+	    reject, bad_command_lines_fail_with_a_message_naming_the_bad_text,
+	    0, NELEM(rejected_cases));
+	tcase_add_loop_test(reject, error_messages_have_the_decided_format, 0,
+			    NELEM(message_cases));
+	tcase_add_test(reject, signal_numbers_past_sigrtmax_are_rejected);
+	tcase_add_test(reject, the_error_message_respects_errsize);
+	suite_add_tcase(s, reject);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(options_suite());
+	int run, failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	run = srunner_ntests_run(sr);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	/* Zero tests run means a test list went missing: that is a failure. */
+	return failed == 0 && run > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
