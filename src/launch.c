@@ -226,13 +226,49 @@ static int launch_vforked(const struct runx_launch_request *req,
 	return finish(&ctx.failure, pid, -1, out);
 }
 
+/* True if signal sig is ignored in runx, read with the raw system call:
+ * glibc's sigaction(2) wrapper refuses its internal signals 32 and 33. */
+static bool raw_signal_ignored(int sig)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} ksa;
+
+	if (syscall(SYS_rt_sigaction, sig, NULL, &ksa, sizeof(ksa.mask)) < 0)
+		return false;
+	return ksa.handler == (void *)SIG_IGN;
+}
+
+/*
+ * The signals posix_spawn must reset to default in the child.  glibc
+ * (2.36, sysdeps/unix/sysv/linux/spawni.c) sets its internal signals 32
+ * and 33 (SIGCANCEL, SIGSETXID) to SIG_IGN in the child unless they are in
+ * this set, which the fork backends do not do; so they go here unless they
+ * were ignored when runx started.  sigaddset(3) refuses them, hence the
+ * raw bits (the kernel's sigset layout, which glibc's sigset_t matches).
+ */
+static void spawn_default_signals(sigset_t *set)
+{
+	const size_t bits = 8 * sizeof(unsigned long);
+
+	sigemptyset(set);
+	for (int sig = 32; sig < SIGRTMIN; sig++)
+		if (!raw_signal_ignored(sig))
+			((unsigned long *)set)[(sig - 1) / bits] |=
+				1UL << ((sig - 1) % bits);
+}
+
 /* posix_spawn(3): glibc >= 2.24 reports exec errors as its return value. */
 static int launch_spawned(const struct runx_launch_request *req,
 			  struct runx_launched *out)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	short flags = POSIX_SPAWN_SETSIGMASK;
+	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	sigset_t defaults;
 	pid_t pid;
 	int r;
 
@@ -256,6 +292,9 @@ static int launch_spawned(const struct runx_launch_request *req,
 	r = posix_spawnattr_setflags(&attr, flags);
 	if (r == 0)
 		r = posix_spawnattr_setsigmask(&attr, req->child_mask);
+	spawn_default_signals(&defaults);
+	if (r == 0)
+		r = posix_spawnattr_setsigdefault(&attr, &defaults);
 	for (int i = 0; i < 3 && r == 0; i++)
 		if (req->stdio->source[i] >= 0)
 			r = posix_spawn_file_actions_adddup2(
