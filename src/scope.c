@@ -150,14 +150,6 @@ static int tree_add(struct census *c, pid_t pid)
 	return 0;
 }
 
-static bool tree_has(const struct census *c, pid_t pid)
-{
-	for (size_t i = 0; i < c->ntree; i++)
-		if (c->tree[i] == pid)
-			return true;
-	return false;
-}
-
 /* All processes, for the tree walk. */
 struct proc_list {
 	struct runx_proc_stat *v;
@@ -180,39 +172,63 @@ static int list_proc(const struct runx_proc_stat *st, void *arg)
 	return 0;
 }
 
+/* Membership bits indexed by pid, sized to the largest pid listed. */
+static bool bit_get(const unsigned char *bits, pid_t pid)
+{
+	return bits[pid / 8] & (1u << (pid % 8));
+}
+
+static void bit_set(unsigned char *bits, pid_t pid)
+{
+	bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
+}
+
 /*
  * Descendants of runx: every process whose parent chain reaches runx.
  * Orphans re-parent to runx (subreaper), so a process outside this set was
- * never runx's or has left through a daemon (documented escape).
+ * never runx's or has left through a daemon (documented escape).  /proc
+ * lists pids in ascending order and children mostly have larger pids than
+ * their parents, so the passes below usually end after two.
  */
 static int tree_collect(struct census *c)
 {
 	struct proc_list all = {NULL, 0, 0};
-	pid_t self = getpid();
+	unsigned char *member = NULL;
+	pid_t self = getpid(), top = self;
 	bool grew = true;
 	int r = runx_proc_each(list_proc, &all);
 
 	if (r < 0)
 		goto out;
-	if ((r = tree_add(c, self)) < 0)
+	for (size_t i = 0; i < all.n; i++)
+		if (all.v[i].pid > top)
+			top = all.v[i].pid;
+	member = calloc((size_t)top / 8 + 1, 1);
+	if (member == NULL || (r = tree_add(c, self)) < 0) {
+		r = r < 0 ? r : -ENOMEM;
 		goto out;
+	}
+	bit_set(member, self);
 	while (grew) { /* repeat until no new descendant is found */
 		grew = false;
 		for (size_t i = 0; i < all.n; i++) {
-			if (all.v[i].pid == self || tree_has(c, all.v[i].pid) ||
-			    !tree_has(c, all.v[i].ppid))
+			const struct runx_proc_stat *p = &all.v[i];
+			if (bit_get(member, p->pid) || p->ppid <= 0 ||
+			    p->ppid > top || !bit_get(member, p->ppid))
 				continue;
-			if ((r = tree_add(c, all.v[i].pid)) < 0)
+			if ((r = tree_add(c, p->pid)) < 0)
 				goto out;
+			bit_set(member, p->pid);
 			grew = true;
-			if (!runx_proc_is_dead(&all.v[i])) {
+			if (!runx_proc_is_dead(p)) {
 				c->count++;
-				watch_pid(c, all.v[i].pid);
+				watch_pid(c, p->pid);
 			}
 		}
 	}
 	r = 0;
 out:
+	free(member);
 	free(all.v);
 	return r;
 }
