@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -246,6 +247,19 @@ static int cgroup_census(struct runx_scope *s)
 	return count > 0 ? count : 1; /* populated, being listed: not empty */
 }
 
+/*
+ * True if runx has a child, live or zombie (waitid(2) with WNOWAIT).
+ * A subreaper without children has no descendants at all: each one's
+ * parent chain up to runx is alive, or it would have been re-parented.
+ */
+static bool has_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si,
+		      WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) == 0;
+}
+
 int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch)
 {
 	struct census c = {s, 0, watch, max, 0, NULL, 0, 0};
@@ -261,12 +275,18 @@ int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch)
 		}
 		break;
 	case RUNX_SCOPE_GROUP:
+		/* kill(2) with signal 0 first: ESRCH, the common case, needs
+		 * no scan of /proc (a zombie member still counts for kill) */
+		if (group_probe(s) == 0)
+			break;
 		if (s->proc_trusted)
 			r = runx_proc_each(count_group_member, &c);
 		else
-			c.count = group_probe(s);
+			c.count = 1;
 		break;
 	case RUNX_SCOPE_TREE:
+		if (!has_children())
+			break;
 		r = tree_collect(&c);
 		free(c.tree);
 		break;
