@@ -1,1 +1,397 @@
-# placeholder
+# Shared helpers for the runx integration tests (sourced as `. "$TESTLIB"`).
+#
+# Environment: RUNX (absolute path of the built runx), TESTLIB (this file),
+# optionally RUNX_LAUNCH (posix_spawn, fork, vfork or clone3): the `runx`
+# wrapper then adds --launch=$RUNX_LAUNCH to every run.
+#
+# Conventions:
+# - every test process that must die carries a marker, a word of the form
+#   1000.<digits> (so `sleep $m` sleeps ~1000 s), from new_marker;
+#   marked_count/marked_list scan /proc/*/cmdline for it (a zombie counts
+#   as dead); the EXIT trap SIGKILLs whatever still carries one of this
+#   script's markers;
+# - TAP: ok/not_ok/assert_eq/assert_true...; the plan is printed at the
+#   end by done_testing (a script that dies half way is reported as an
+#   error by the TAP driver because the plan is missing).
+
+set -u
+
+# Start every script with a clean signal state (nothing blocked, nothing
+# ignored), whatever make or the caller inherited: the tests compare the
+# command's mask and dispositions against what runx was started with.
+# (Signals 32 and 33 are glibc's own: it refuses to reset them, so they
+# are left as they are; backends.sh compares against this shell's state.)
+_sig_dirty() {
+	local blk ign
+	blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/self/status)
+	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status)
+	(((16#$blk | 16#$ign) & ~0x180000000))
+}
+if [ -z "${RUNX_TEST_CLEAN_SIGNALS:-}" ] && _sig_dirty; then
+	RUNX_TEST_CLEAN_SIGNALS=1 exec perl -e '
+		use POSIX;
+		sigprocmask(SIG_SETMASK, POSIX::SigSet->new());
+		local $SIG{__WARN__} = sub {};
+		for my $s (keys %SIG) {
+			next if $s =~ /^(KILL|STOP|ZERO|__WARN__|__DIE__)$/;
+			eval { $SIG{$s} = "DEFAULT" };
+		}
+		exec { $ARGV[0] } @ARGV or die "exec: $!";
+	' "$BASH" "$0" "$@"
+fi
+export RUNX_TEST_CLEAN_SIGNALS=1
+
+: "${RUNX:?RUNX must name the runx binary}"
+if [ ! -x "$RUNX" ]; then
+	echo "1..0 # SKIP runx binary '$RUNX' not built"
+	exit 0
+fi
+
+ALL_BACKENDS="posix_spawn fork vfork clone3"
+LAUNCH_ARGS=()
+if [ -n "${RUNX_LAUNCH:-}" ]; then
+	case " $ALL_BACKENDS " in
+	*" $RUNX_LAUNCH "*) ;;
+	*)
+		echo "Bail out! RUNX_LAUNCH='$RUNX_LAUNCH' is not one of: $ALL_BACKENDS"
+		exit 1
+		;;
+	esac
+	LAUNCH_ARGS=("--launch=$RUNX_LAUNCH")
+	echo "# RUNX_LAUNCH=$RUNX_LAUNCH: every run adds --launch=$RUNX_LAUNCH"
+fi
+
+# --- TAP ---------------------------------------------------------------
+
+TAP_N=0
+TAP_FAILED=0
+
+diag() {
+	local line
+	while IFS= read -r line; do
+		printf '# %s\n' "$line"
+	done <<<"$*"
+}
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	printf 'ok %d - %s\n' "$TAP_N" "$1"
+}
+
+# not_ok NAME [DIAGNOSTIC...]
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	printf 'not ok %d - %s\n' "$TAP_N" "$1"
+	shift
+	if [ $# -gt 0 ]; then
+		diag "$*"
+	fi
+}
+
+skip() {
+	TAP_N=$((TAP_N + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$TAP_N" "$1" "${2:-}"
+}
+
+# assert_eq NAME EXPECTED GOT [extra diagnostic]
+assert_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected: '$2'
+got:      '$3'${4:+
+$4}"
+	fi
+}
+
+# assert_ne NAME UNEXPECTED GOT
+assert_ne() {
+	if [ "$2" != "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected anything but '$2'"
+	fi
+}
+
+# assert_match NAME EXTENDED-REGEX TEXT
+assert_match() {
+	if [[ "$3" =~ $2 ]]; then
+		ok "$1"
+	else
+		not_ok "$1" "expected to match /$2/:
+$3"
+	fi
+}
+
+# assert_true NAME COMMAND...: ok when COMMAND succeeds
+assert_true() {
+	local name=$1
+	shift
+	if "$@"; then
+		ok "$name"
+	else
+		not_ok "$name" "failed: $*"
+	fi
+}
+
+# assert_false NAME COMMAND...: ok when COMMAND fails
+assert_false() {
+	local name=$1
+	shift
+	if "$@"; then
+		not_ok "$name" "unexpectedly succeeded: $*"
+	else
+		ok "$name"
+	fi
+}
+
+# skip_all REASON: the whole script is skipped.  The automake TAP driver
+# reports a "1..0 # SKIP" plan as SKIP; an exit status of 77 would be an
+# ERROR for that driver, so this exits 0.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+done_testing() {
+	echo "1..$TAP_N"
+	exit 0
+}
+
+# --- running runx --------------------------------------------------------
+
+# runx ARGS...: the binary under test, with --launch=$RUNX_LAUNCH if set.
+runx() {
+	"$RUNX" "${LAUNCH_ARGS[@]}" "$@"
+}
+
+# runx_with BACKEND ARGS...: the binary with an explicit backend (ignores
+# RUNX_LAUNCH; for tests that loop over the backends themselves).
+runx_with() {
+	local b=$1
+	shift
+	"$RUNX" --launch="$b" "$@"
+}
+
+# runx_bg ARGS...: start runx in the background; RUNX_PID is its pid.
+# A non-interactive shell starts background jobs with SIGINT and SIGQUIT
+# ignored (and runx would pass that on to the command), so they are reset
+# to default through env(1), which execs runx (same pid).
+# Returns once that pid runs runx (see wait_exec).
+runx_bg() {
+	env --default-signal=INT,QUIT "$RUNX" "${LAUNCH_ARGS[@]}" "$@" &
+	RUNX_PID=$!
+	wait_exec "$RUNX_PID"
+}
+
+runx_bg_with() {
+	local b=$1
+	shift
+	env --default-signal=INT,QUIT "$RUNX" --launch="$b" "$@" &
+	RUNX_PID=$!
+	wait_exec "$RUNX_PID"
+}
+
+# wait_exec PID: wait (busy, no sleep) until PID runs the runx binary, or
+# is gone.  Until then PID is bash's forked child, which handles a
+# terminating signal itself (it may even run the EXIT trap): a signal
+# meant for runx must not be sent before.
+wait_exec() {
+	local pid=$1 i
+	for ((i = 0; i < 20000; i++)); do
+		[[ /proc/$pid/exe -ef $RUNX ]] && return 0
+		[ -e "/proc/$pid" ] || return 0
+	done
+	return 0
+}
+
+# guarded SECONDS COMMAND...: run COMMAND under GNU timeout as a hang
+# guard (status 124/137 from the guard means the command hung).
+guarded() {
+	local secs=$1
+	shift
+	timeout -k 5 "$secs" "$@"
+}
+
+# --- markers and /proc -----------------------------------------------------
+
+MARK_BASE="$$$((RANDOM % 90 + 10))"
+MARK_SEQ=0
+MARK_RE_ALL="1000\\.${MARK_BASE}9\\d+"
+
+# new_marker VAR: stores a fresh marker (1000.<digits>) in VAR.
+new_marker() {
+	MARK_SEQ=$((MARK_SEQ + 1))
+	printf -v "$1" '1000.%s9%d' "$MARK_BASE" "$MARK_SEQ"
+}
+
+# The /proc scanner: prints "pid state cmdline" for every live (not zombie)
+# process whose command line holds a match of the regex in $SCAN_RE as a
+# whole word (not preceded by a digit or '.', not followed by a digit).
+# The regex travels in the environment so that the scanner's own command
+# line does not match.
+_scan_proc() {
+	SCAN_RE=$1 perl -e '
+		my $re = qr/(?<![\d.])(?:$ENV{SCAN_RE})(?!\d)/;
+		opendir(my $d, "/proc") or die "no /proc: $!";
+		for my $pid (grep { /^\d+$/ } readdir($d)) {
+			next if $pid == $$;
+			open(my $f, "<", "/proc/$pid/cmdline") or next;
+			local $/; my $cmd = <$f>; close $f;
+			next unless defined $cmd && length $cmd;
+			$cmd =~ s/\0+$//; $cmd =~ s/\0/ /g;
+			next unless $cmd =~ $re;
+			open(my $s, "<", "/proc/$pid/stat") or next;
+			my $st = <$s>; close $s;
+			next unless defined $st && $st =~ /\)\s+(\S)/;
+			my $state = $1;
+			next if $state eq "Z" || $state eq "X" || $state eq "x";
+			print "$pid $state $cmd\n";
+		}'
+}
+
+# marked_list MARKER...: live processes carrying one of the markers.
+marked_list() {
+	local re="" m
+	for m in "$@"; do
+		re="${re:+$re|}${m//./\\.}"
+	done
+	_scan_proc "$re"
+}
+
+# marked_count MARKER...: how many live processes carry one of the markers.
+marked_count() {
+	marked_list "$@" | wc -l | tr -d ' '
+}
+
+# marked_pids MARKER...
+marked_pids() {
+	marked_list "$@" | awk '{print $1}'
+}
+
+# kill_marked MARKER...: SIGKILL every process carrying one of them.
+kill_marked() {
+	local pids
+	pids=$(marked_pids "$@")
+	if [ -n "$pids" ]; then
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null
+	fi
+	return 0
+}
+
+# assert_dead NAME MARKER...: no live process carries any of the markers;
+# kills the leftovers so that one failure does not spill into later tests.
+assert_dead() {
+	local name=$1 left
+	shift
+	left=$(marked_list "$@")
+	if [ -z "$left" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "still alive:
+$left"
+		kill_marked "$@"
+	fi
+}
+
+# wait_marked MARKER COUNT [SECONDS]: wait until at least COUNT live
+# processes carry MARKER (hang guard: SECONDS, default 20).
+wait_marked() {
+	local m=$1 want=$2 secs=${3:-20} i=0
+	while [ "$(marked_count "$m")" -lt "$want" ]; do
+		i=$((i + 1))
+		if [ "$i" -gt $((secs * 20)) ]; then
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 0
+}
+
+# wait_gone MARKER [SECONDS]: wait until no live process carries MARKER.
+wait_gone() {
+	local m=$1 secs=${2:-20} i=0
+	while [ "$(marked_count "$m")" -gt 0 ]; do
+		i=$((i + 1))
+		if [ "$i" -gt $((secs * 20)) ]; then
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 0
+}
+
+# wait_file FILE [SECONDS]: wait until FILE exists (hang guard: SECONDS,
+# default 20).
+wait_file() {
+	local f=$1 secs=${2:-20} i=0
+	while [ ! -e "$f" ]; do
+		i=$((i + 1))
+		if [ "$i" -gt $((secs * 50)) ]; then
+			return 1
+		fi
+		sleep 0.02
+	done
+	return 0
+}
+
+# pid_alive PID: true if PID exists and is not a zombie.
+pid_alive() {
+	local st
+	st=$(stat_field "$1" 3 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# stat_field PID N: field N (1-based, as in proc(5)) of /proc/PID/stat.
+stat_field() {
+	local line rest n=$2
+	local -a f
+	line=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	rest=${line##*) }
+	# rest starts at field 3 (state)
+	read -r -a f <<<"$rest"
+	[ "$n" -ge 3 ] && [ -n "${f[$((n - 3))]:-}" ] || return 1
+	echo "${f[$((n - 3))]}"
+}
+
+# wait_pid_exit PID [SECONDS]: wait for a background job of this shell (do
+# not call it in a subshell: $(...) cannot wait for the shell's jobs); sets
+# WAIT_STATUS to its exit status.  If the guard expires, the job is
+# SIGKILLed and WAIT_STATUS is "hung".
+wait_pid_exit() {
+	local pid=$1 secs=${2:-30} i=0 st=0
+	while kill -0 "$pid" 2>/dev/null && [ "$(stat_field "$pid" 3)" != Z ]; do
+		i=$((i + 1))
+		if [ "$i" -gt $((secs * 50)) ]; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			WAIT_STATUS=hung
+			return
+		fi
+		sleep 0.02
+	done
+	wait "$pid" || st=$?
+	WAIT_STATUS=$st
+}
+
+# --- scratch directory and cleanup ----------------------------------------
+
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/runx-test.XXXXXX")
+MAIN_PID=$BASHPID
+
+cleanup() {
+	# bash may run the EXIT trap in a forked child that got a signal
+	# before it could exec: only the script itself cleans up.
+	[ "$BASHPID" = "$MAIN_PID" ] || return 0
+	# Every process left with one of this script's markers.
+	local pids
+	pids=$(_scan_proc "$MARK_RE_ALL" | awk '{print $1}')
+	if [ -n "$pids" ]; then
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null
+	fi
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT

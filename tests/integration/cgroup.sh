@@ -1,0 +1,371 @@
+#!/bin/bash
+# cgroup scope (-C, --kill-cgroup, --kill-scope=cgroup): the command is in a
+# fresh runx-* cgroup v2 from its first instruction (clone3, fork, vfork);
+# posix_spawn without posix_spawnattr_setcgroup_np refuses (125, nothing
+# started); adversarial trees (setsid escapes, double forks, TERM-ignoring
+# descendants, a job-made sub-cgroup, a fork storm during the stop) all die
+# on a deadline, on cleanup after the command exits, and when runx gets
+# SIGTERM; no survivors in /proc and no cgroup left behind (also after exec
+# failures); without a writable cgroup v2 (an unprivileged user): 125, a
+# message naming systemd-run and Delegate=yes, and nothing started.
+. "$TESTLIB"
+
+# --- own helpers (kept here: lib.sh may still change) ------------------------
+
+skip_script() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+for f in ok not_ok skip assert_eq assert_ne assert_match assert_true assert_false \
+	new_marker marked_list marked_count assert_dead kill_marked wait_file \
+	wait_pid_exit done_testing; do
+	declare -F "$f" >/dev/null || {
+		echo "Bail out! lib.sh lacks $f"
+		exit 1
+	}
+done
+
+if [ -x /usr/bin/python3 ]; then
+	PY=/usr/bin/python3
+else
+	PY=$(command -v python3) || skip_script "python3 is needed to read the report"
+fi
+
+# The cgroup2 mount and this script's own cgroup directory (runx makes its
+# cgroups below its own, which is ours).
+CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+[ -n "$CGMNT" ] || skip_script "no cgroup2 file system is mounted"
+CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
+CGOWN=$CGMNT${CGOWN_REL%/}
+[ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
+PROBE_CG=$CGOWN/runx-test-probe.$$
+if ! mkdir "$PROBE_CG" 2>/dev/null; then
+	skip_script "no writable cgroup v2 here ($CGOWN)"
+fi
+rmdir "$PROBE_CG"
+NOBODY_DIR=
+
+_lib_exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT\$/\1/")
+my_cleanup() {
+	local d i
+	eval "$_lib_exit_trap" # kills what carries our markers
+	rmdir "$PROBE_CG" 2>/dev/null
+	# the sub-cgroup adversary makes these below its own cgroup: if the
+	# command ever ran in ours instead, they are here
+	for d in sub-cgroup-sub2/deep sub-cgroup-sub2 sub-cgroup-sub; do
+		i=0
+		while [ -d "$CGOWN/$d" ] && ! rmdir "$CGOWN/$d" 2>/dev/null && [ $i -lt 40 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+	done
+	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
+	return 0
+}
+trap my_cleanup EXIT
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# The backend for tests that do not loop over backends: RUNX_LAUNCH, unless
+# that backend cannot do the cgroup scope here (posix_spawn before glibc
+# 2.39: tested on its own below), then runx's default.
+CG_LAUNCH_ARGS=("${LAUNCH_ARGS[@]}")
+if [ "${RUNX_LAUNCH:-}" = posix_spawn ] &&
+	[ "$("$RUNX" --launch=posix_spawn -C -- true 2>/dev/null; echo $?)" = 125 ]; then
+	CG_LAUNCH_ARGS=()
+	diag "posix_spawn cannot do the cgroup scope here: runx's default backend is used"
+fi
+
+# cg_bg ARGS...: runx in the background with the cgroup scope; RUNX_PID.
+cg_bg() {
+	env --default-signal=INT,QUIT "$RUNX" "${CG_LAUNCH_ARGS[@]}" "$@" &
+	RUNX_PID=$!
+}
+
+# runx_cgroups PID: cgroup directories named after runx pid PID still there.
+runx_cgroups() {
+	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
+}
+
+# assert_no_cgroup NAME PID: runx PID left no cgroup behind.
+assert_no_cgroup() {
+	local left
+	left=$(runx_cgroups "$2")
+	if [ -z "$left" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "left behind: $left"
+	fi
+}
+
+# --- the command starts inside a fresh cgroup ---------------------------------------
+for b in clone3 fork vfork; do
+	out=$TMPD/first.$b
+	s=0
+	"$RUNX" --launch="$b" -C --report="$TMPD/first.$b.json" -- cat /proc/self/cgroup >"$out" || s=$?
+	assert_eq "$b: -C runs the command (exit 0)" 0 "$s"
+	cg=$(sed -n 's/^0:://p' "$out")
+	assert_match "$b: the command's first look at /proc/self/cgroup is a runx-* cgroup" \
+		"^${CGOWN_REL%/}/runx-[0-9]+-[0-9a-f]+\$" "$cg"
+	assert_ne "$b: ... not runx's own" "$CGOWN_REL" "$cg"
+	assert_eq "$b: the report names that cgroup as the scope" \
+		"cgroup $CGMNT$cg" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["scope"], r["scope_target"])' "$TMPD/first.$b.json" |
+			sed 's/^cgroup cgroup /cgroup /')"
+	assert_false "$b: the cgroup is removed afterwards" test -e "$CGMNT$cg"
+	eval "cg_$b=\$cg"
+done
+assert_true "each run gets a fresh cgroup" test "$cg_clone3" != "$cg_fork" -a "$cg_fork" != "$cg_vfork"
+
+# -C, --kill-cgroup and --kill-scope=cgroup; the cgroup exists while it runs
+# and holds the command
+for opt in -C --kill-cgroup --kill-scope=cgroup; do
+	out=$TMPD/opt.out
+	s=0
+	"$RUNX" "${CG_LAUNCH_ARGS[@]}" "$opt" -- sh -c '
+		cg=$(sed -n "s/^0:://p" /proc/self/cgroup)
+		echo "$cg"
+		test -d "$1$cg" && echo dir
+		grep -qx "$$" "$1$cg/cgroup.procs" && echo member' sh "$CGMNT" >"$out" || s=$?
+	assert_eq "$opt: exit 0" 0 "$s"
+	assert_match "$opt: in a runx-* cgroup, which exists and lists the command" \
+		"^${CGOWN_REL%/}/runx-[0-9]+-[0-9a-f]+ dir member\$" "$(tr '\n' ' ' <"$out" | sed 's/ $//')"
+done
+
+# -v names the cgroup scope and the cgroup
+s=$("$RUNX" --launch=clone3 -C -v -- true 2>&1)
+assert_match "-v: started ... (cgroup scope, clone3 launch)" "started 'true' as pid [0-9]+ \\(cgroup scope, clone3 launch\\)" "$s"
+
+# --- posix_spawn ------------------------------------------------------------------
+glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+new_marker m
+"$RUNX" --launch=posix_spawn -C -- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup >"$1"; : "$2"' sh "$TMPD/started.$m" "$m" \
+	>/dev/null 2>"$TMPD/ps.err" &
+RUNX_PID=$!
+wait_pid_exit "$RUNX_PID" 20
+if [ -n "$glibc" ] && [ "$(printf '%s\n2.39\n' "$glibc" | sort -V | head -n 1)" != 2.39 ]; then
+	assert_eq "posix_spawn -C on glibc $glibc: 125" 125 "$WAIT_STATUS"
+	assert_match "posix_spawn -C: the message names glibc 2.39" "glibc 2\\.39" "$(cat "$TMPD/ps.err")"
+	assert_match "posix_spawn -C: the message names posix_spawn" "posix_spawn" "$(cat "$TMPD/ps.err")"
+	assert_false "posix_spawn -C: the command was not started" test -e "$TMPD/started.$m"
+else
+	assert_eq "posix_spawn -C on glibc $glibc (has posix_spawnattr_setcgroup_np): 0" 0 "$WAIT_STATUS"
+	assert_match "posix_spawn -C: the command ran in a runx-* cgroup" \
+		"^${CGOWN_REL%/}/runx-[0-9]+-[0-9a-f]+\$" "$(cat "$TMPD/started.$m" 2>/dev/null)"
+fi
+assert_dead "posix_spawn -C: nothing left running" "$m"
+assert_no_cgroup "posix_spawn -C: no cgroup left behind" "$RUNX_PID"
+
+# --- adversarial trees ---------------------------------------------------------------
+# adversary KIND: a shell snippet for the command that starts the KIND of
+# escape in the background.  The command's shell has D (a directory for
+# ready files), M (the marker) and CGM (the cgroup2 mount); each escape
+# touches "$D/<KIND>-rN" once in place; the snippet adds those names to
+# $want.
+adversary() {
+	echo "P=$1-"
+	case $1 in
+	setsid)
+		cat <<'EOF'
+setsid sh -c 'touch "${1}r1"; exec sleep "$2"' x "$D/$P" "$M" &
+setsid sh -c 'sleep "$2" & touch "${1}r2"; wait' x "$D/$P" "$M" &
+setsid -f sh -c 'touch "${1}r3"; exec sleep "$2"' x "$D/$P" "$M"
+want="$want ${P}r1 ${P}r2 ${P}r3"
+EOF
+		;;
+	double-fork)
+		cat <<'EOF'
+(sh -c 'touch "${1}r1"; exec sleep "$2"' x "$D/$P" "$M" &)
+(sh -c '(sh -c "touch \"\${1}r2\"; exec sleep \"\$2\"" x "$1" "$2" &)' x "$D/$P" "$M" &)
+want="$want ${P}r1 ${P}r2"
+EOF
+		;;
+	term-ignoring)
+		cat <<'EOF'
+sh -c 'trap "" TERM; touch "${1}r1"; exec sleep "$2"' x "$D/$P" "$M" &
+sh -c 'trap "" TERM; sh -c "touch \"\${1}r2\"; exec sleep \"\$2\"" x "$1" "$2" & wait' x "$D/$P" "$M" &
+setsid sh -c 'trap "" TERM INT HUP; touch "${1}r3"; exec sleep "$2"' x "$D/$P" "$M" &
+want="$want ${P}r1 ${P}r2 ${P}r3"
+EOF
+		;;
+	sub-cgroup)
+		cat <<'EOF'
+cg=$CGM$(sed -n 's/^0:://p' /proc/self/cgroup)
+mkdir "$cg/${P}sub" "$cg/${P}sub2" "$cg/${P}sub2/deep"
+sh -c 'echo $$ >"$3/cgroup.procs" && sed -n "s/^0:://p" /proc/self/cgroup >"${1}r1.tmp" && mv "${1}r1.tmp" "${1}r1"; trap "" TERM; exec sleep "$2"' x "$D/$P" "$M" "$cg/${P}sub" &
+setsid sh -c 'echo $$ >"$3/cgroup.procs" && touch "${1}r2"; trap "" TERM; sleep "$2" & sleep "$2"' x "$D/$P" "$M" "$cg/${P}sub2/deep" &
+want="$want ${P}r1 ${P}r2"
+EOF
+		;;
+	fork-storm)
+		cat <<'EOF'
+setsid sh -c 'trap "" TERM; while :; do sleep "$2" & echo >>"${1}storm"; [ -e "${1}r1" ] || touch "${1}r1"; sleep 0.01; done' x "$D/$P" "$M" &
+want="$want ${P}r1"
+EOF
+		;;
+	esac
+}
+
+ALL_KINDS="setsid double-fork term-ignoring sub-cgroup fork-storm"
+
+# command_for MODE KIND...: the command (sh -c SCRIPT sh DIR MARKER MOUNT):
+# start the adversaries, wait for them (bounded), then MODE: "sleep" (exec
+# sleep, for a deadline or SIGTERM) or "exit" (exit 5: cleanup).
+command_for() {
+	local mode=$1 k
+	shift
+	echo 'D=$1 M=$2 CGM=$3 want='
+	for k in "$@"; do
+		adversary "$k"
+	done
+	cat <<'EOF'
+i=0
+for f in $want; do
+	while [ ! -e "$D/$f" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done
+done
+touch "$D/ready"
+EOF
+	if [ "$mode" = exit ]; then
+		echo 'sleep 0.2; exit 5'
+	else
+		echo 'exec sleep "$M"'
+	fi
+}
+
+# check_tree LABEL DIR MARKER KIND...: the adversaries were in place, and
+# everything is dead
+check_tree() {
+	local label=$1 dir=$2 m=$3 kind n
+	shift 3
+	assert_true "$label: the escapes were all in place" test -e "$dir/ready"
+	for kind in "$@"; do
+		case $kind in
+		sub-cgroup)
+			assert_match "$label: a descendant had moved to a sub-cgroup of the job's" \
+				"^${CGOWN_REL%/}/runx-[0-9]+-[0-9a-f]+/sub-cgroup-sub\$" \
+				"$(cat "$dir/sub-cgroup-r1" 2>/dev/null)"
+			;;
+		fork-storm)
+			n=$(wc -l <"$dir/fork-storm-storm" 2>/dev/null | tr -d ' ')
+			if [ "${n:-0}" -ge 10 ]; then
+				ok "$label: the storm was running ($n sleeps spawned)"
+			else
+				not_ok "$label: the storm was running" "only ${n:-0} sleeps spawned"
+			fi
+			;;
+		esac
+	done
+	# at once: runx returns only when the scope is empty (zombies count as dead)
+	assert_dead "$label: no survivor in /proc" "$m"
+}
+
+for kind in $ALL_KINDS; do
+	# on a deadline
+	new_marker m
+	dir=$TMPD/adv.$m
+	mkdir "$dir"
+	cg_bg -C -t 1.5 -k 0.5 -- sh -c "$(command_for sleep "$kind")" sh "$dir" "$m" "$CGMNT"
+	wait_pid_exit "$RUNX_PID" 30
+	assert_eq "$kind, deadline: 124" 124 "$WAIT_STATUS"
+	check_tree "$kind, deadline" "$dir" "$m" "$kind"
+	assert_no_cgroup "$kind, deadline: no cgroup left" "$RUNX_PID"
+
+	# on cleanup after the command exits
+	new_marker m
+	dir=$TMPD/adv.$m
+	mkdir "$dir"
+	cg_bg -C -k 0.5 -- sh -c "$(command_for exit "$kind")" sh "$dir" "$m" "$CGMNT"
+	wait_pid_exit "$RUNX_PID" 30
+	assert_eq "$kind, cleanup: the command's status 5" 5 "$WAIT_STATUS"
+	check_tree "$kind, cleanup" "$dir" "$m" "$kind"
+	assert_no_cgroup "$kind, cleanup: no cgroup left" "$RUNX_PID"
+done
+
+# everything at once, on a deadline, with -v: the final SIGKILL goes to the
+# cgroup
+new_marker m
+dir=$TMPD/adv.$m
+mkdir "$dir"
+cg_bg -C -v -t 2 -k 0.5 -- sh -c "$(command_for sleep $ALL_KINDS)" sh "$dir" "$m" "$CGMNT" 2>"$TMPD/all.err"
+wait_pid_exit "$RUNX_PID" 30
+assert_eq "all escapes at once, deadline: 124" 124 "$WAIT_STATUS"
+check_tree "all escapes at once, deadline" "$dir" "$m" $ALL_KINDS
+assert_no_cgroup "all escapes at once, deadline: no cgroup left" "$RUNX_PID"
+assert_match "all escapes at once: -v shows SIGKILL to the cgroup" \
+	"sending: SIGKILL to cgroup $CGOWN/runx-$RUNX_PID-[0-9a-f]+ \\([0-9]+ process" "$(cat "$TMPD/all.err")"
+
+# everything at once, runx gets SIGTERM
+new_marker m
+dir=$TMPD/adv.$m
+mkdir "$dir"
+cg_bg -C -k 0.5 -- sh -c "$(command_for sleep $ALL_KINDS)" sh "$dir" "$m" "$CGMNT"
+if wait_file "$dir/ready" 20; then
+	sleep 0.1
+	kill -TERM "$RUNX_PID"
+fi
+wait_pid_exit "$RUNX_PID" 30
+assert_eq "all escapes at once, runx gets SIGTERM: the command's 143" 143 "$WAIT_STATUS"
+check_tree "all escapes at once, SIGTERM to runx" "$dir" "$m" $ALL_KINDS
+assert_no_cgroup "all escapes at once, SIGTERM to runx: no cgroup left" "$RUNX_PID"
+
+# --- exec failures leave no cgroup ---------------------------------------------------
+for b in clone3 fork vfork; do
+	"$RUNX" --launch="$b" -C -- "$TMPD/no-such-command" 2>/dev/null &
+	RUNX_PID=$!
+	wait_pid_exit "$RUNX_PID" 20
+	assert_eq "$b -C: command not found: 127" 127 "$WAIT_STATUS"
+	assert_no_cgroup "$b -C: 127: no cgroup left" "$RUNX_PID"
+done
+printf 'exit 0\n' >"$TMPD/no-shebang"
+chmod 755 "$TMPD/no-shebang"
+"$RUNX" "${CG_LAUNCH_ARGS[@]}" -C -- "$TMPD/no-shebang" 2>/dev/null &
+RUNX_PID=$!
+wait_pid_exit "$RUNX_PID" 20
+assert_eq "-C: exec format error: 126" 126 "$WAIT_STATUS"
+assert_no_cgroup "-C: 126: no cgroup left" "$RUNX_PID"
+PATH=/usr/bin:/bin "$RUNX" "${CG_LAUNCH_ARGS[@]}" -C -- runx-no-such-command-here 2>/dev/null &
+RUNX_PID=$!
+wait_pid_exit "$RUNX_PID" 20
+assert_eq "-C: not found in PATH: 127" 127 "$WAIT_STATUS"
+assert_no_cgroup "-C: not found in PATH: no cgroup left" "$RUNX_PID"
+
+# --- no writable cgroup v2: an unprivileged user -------------------------------------
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+if ! command -v setpriv >/dev/null || ! as_nobody true 2>/dev/null; then
+	skip "unprivileged -C" "setpriv cannot switch to uid 65534"
+else
+	NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
+	chmod 777 "$NOBODY_DIR"
+	NRUNX=$RUNX
+	if ! as_nobody test -x "$RUNX"; then
+		cp "$RUNX" "$NOBODY_DIR/runx"
+		chmod 755 "$NOBODY_DIR/runx"
+		NRUNX=$NOBODY_DIR/runx
+	fi
+	new_marker m
+	as_nobody "$NRUNX" "${CG_LAUNCH_ARGS[@]}" -C --report="$NOBODY_DIR/report.json" -- \
+		sh -c 'touch "$1"; exec sleep "$2"' sh "$NOBODY_DIR/started" "$m" \
+		>/dev/null 2>"$NOBODY_DIR/err" &
+	RUNX_PID=$!
+	wait_pid_exit "$RUNX_PID" 20
+	err=$(cat "$NOBODY_DIR/err")
+	assert_eq "unprivileged -C: 125" 125 "$WAIT_STATUS"
+	assert_match "unprivileged -C: the message says why" "runx: .*cgroup" "$err"
+	assert_match "unprivileged -C: the message suggests systemd-run" "systemd-run" "$err"
+	assert_match "unprivileged -C: the message mentions Delegate=yes" "Delegate=yes" "$err"
+	assert_false "unprivileged -C: the command was not started" test -e "$NOBODY_DIR/started"
+	assert_dead "unprivileged -C: nothing running" "$m"
+	assert_eq "unprivileged -C: report reason runx_error, the message as error" \
+		"runx_error True" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["reason"], "Delegate=yes" in (r["error"] or ""))' "$NOBODY_DIR/report.json" 2>&1)"
+	assert_no_cgroup "unprivileged -C: no cgroup left" "$RUNX_PID"
+fi
+
+done_testing

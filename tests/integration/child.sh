@@ -1,0 +1,92 @@
+#!/bin/bash
+# Child scope (--kill-scope=child): only the direct child is signalled.
+# --foreground: the command stays in runx's process group, implies the
+# child scope.
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# --- --kill-scope=child ------------------------------------------------------
+new_marker m
+new_marker g
+runx_bg --kill-scope=child -t 1 -k 1 -- sh -c "echo \$\$ >$TMPD/pid.$m; sleep $g & exec sleep $m"
+wait_marked "$g" 1 || true
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "child scope: deadline gives 124" 124 "$WAIT_STATUS"
+cpid=$(cat "$TMPD/pid.$m" 2>/dev/null)
+assert_false "child scope: the direct child is dead" pid_alive "${cpid:-0}"
+assert_dead "child scope: the direct child is dead (by marker)" "$m"
+assert_eq "child scope: the grandchild in the same group survives" 1 "$(marked_count "$g")"
+kill_marked "$m" "$g"
+
+# The command's leftovers are not touched when it exits on its own.
+new_marker g
+assert_eq "child scope: command's own status" 4 \
+	"$(st runx --kill-scope=child -- sh -c "sleep $g >/dev/null 2>&1 & exit 4")"
+assert_eq "child scope: a leftover is not stopped" 1 "$(marked_count "$g")"
+kill_marked "$g"
+
+# -p with the child scope.
+new_marker m
+assert_eq "child scope -p: 143" 143 "$(st runx --kill-scope=child -p -t 0.5 -- sleep "$m")"
+assert_dead "child scope -p: dead" "$m"
+
+# TERM-ignoring child: SIGKILL after the grace period.
+new_marker m
+assert_eq "child scope, TERM ignored: -p 137" 137 \
+	"$(st runx --kill-scope=child -p -t 0.5 -k 0.5 -- sh -c "trap '' TERM; exec sleep $m")"
+assert_dead "child scope, TERM ignored: dead" "$m"
+
+# The child still gets a session of its own (decision 3).
+line=$(runx --kill-scope=child -- sh -c 'cat /proc/$$/stat; :')
+rest=${line##*) }
+read -r _state _ppid pgrp sid _ <<<"$rest"
+pid=${line%% *}
+assert_eq "child scope: the command leads a new session" "$pid" "$sid"
+
+# --- --foreground --------------------------------------------------------------
+# The command prints its own stat line and runx's (its parent's).
+out=$(runx --foreground -- sh -c 'cat /proc/$$/stat /proc/$PPID/stat; :')
+cline=$(sed -n 1p <<<"$out")
+rline=$(sed -n 2p <<<"$out")
+read -r _st _pp cpgrp csid _ <<<"${cline##*) }"
+read -r _st _pp rpgrp rsid _ <<<"${rline##*) }"
+cpid=${cline%% *}
+assert_eq "--foreground: the command is in runx's process group" "$rpgrp" "$cpgrp"
+assert_eq "--foreground: the command is in runx's session" "$rsid" "$csid"
+assert_ne "--foreground: the command does not lead a process group" "$cpid" "$cpgrp"
+assert_eq "--foreground: runx is in the test shell's process group" \
+	"$(stat_field $$ 5)" "$rpgrp"
+
+# --foreground implies the child scope: a grandchild survives the deadline.
+new_marker m
+new_marker g
+runx_bg --foreground -t 1 -k 1 -- sh -c "sleep $g & exec sleep $m"
+wait_marked "$g" 1 || true
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "--foreground: deadline gives 124" 124 "$WAIT_STATUS"
+assert_dead "--foreground: the direct child is dead" "$m"
+assert_eq "--foreground: the grandchild survives (child scope)" 1 "$(marked_count "$g")"
+kill_marked "$m" "$g"
+
+new_marker m
+assert_eq "--foreground -p: 143" 143 "$(st runx --foreground -p -t 0.5 -- sleep "$m")"
+assert_dead "--foreground -p: dead" "$m"
+
+# --- combinations rejected (decision 3) -----------------------------------------
+rm -f "$TMPD/started"
+assert_eq "--foreground --kill-scope=group: 125" 125 \
+	"$(st runx --foreground --kill-scope=group -- touch "$TMPD/started" 2>/dev/null)"
+assert_eq "--wait-all --kill-scope=child: 125" 125 \
+	"$(st runx --wait-all --kill-scope=child -- touch "$TMPD/started" 2>/dev/null)"
+assert_eq "--wait-all --foreground: 125" 125 \
+	"$(st runx --wait-all --foreground -- touch "$TMPD/started" 2>/dev/null)"
+assert_false "rejected combinations: nothing started" test -e "$TMPD/started"
+assert_eq "--foreground --kill-scope=child is fine" 0 \
+	"$(st runx --foreground --kill-scope=child -- true)"
+
+done_testing

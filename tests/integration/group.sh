@@ -1,0 +1,165 @@
+#!/bin/bash
+# Group scope (the default, -G, --kill-scope=group): the command leads a
+# new session and process group; a stop reaches the whole group; leftovers
+# are stopped when the command exits on its own; --wait-all; the GNU
+# timeout "$(...) hangs" bug.
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# --- the command is a session and group leader -----------------------------
+for opt in "" -G --kill-scope=group; do
+	line=$(runx $opt -- sh -c 'cat /proc/$$/stat; :')
+	rest=${line##*) }
+	read -r _state _ppid pgrp sid _ <<<"$rest"
+	pid=${line%% *}
+	assert_eq "${opt:-default}: the command's session id is its pid" "$pid" "$sid"
+	assert_eq "${opt:-default}: the command's process group id is its pid" "$pid" "$pgrp"
+done
+
+# --- a deadline reaches the whole group ----------------------------------------
+# Two background jobs and a grandchild (with its own child) that ignore TERM.
+new_marker m
+runx_bg -t 2 -k 0.5 -- sh -c "sleep $m & sleep $m & sh -c \"trap '' TERM; sleep $m; :\" & wait"
+if wait_marked "$m" 6; then ok "group: all 5 processes started"; else
+	not_ok "group: all 5 processes started" "$(marked_list "$m")"; fi
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "group: deadline gives 124" 124 "$WAIT_STATUS"
+assert_dead "group: background jobs and TERM-ignoring grandchildren are dead" "$m"
+
+# Same with -G and a TERM-ignoring command that leaves its own children.
+new_marker m
+assert_eq "-G: deadline with everything ignoring TERM: 124" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -G -t 1 -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m & sleep $m; :")"
+assert_dead "-G: all dead" "$m"
+
+# A process outside the command's group (here: one of the test's own) is
+# not touched.
+new_marker outside
+sleep "$outside" &
+outside_pid=$!
+new_marker m
+assert_eq "group: deadline 124 (outsider check)" 124 "$(st runx -t 0.5 -k 0.5 -- sleep "$m")"
+assert_true "group: a process outside the group survives" pid_alive "$outside_pid"
+kill -KILL "$outside_pid" 2>/dev/null
+wait "$outside_pid" 2>/dev/null
+
+# --- cleanup when the command exits on its own -----------------------------------
+new_marker m
+assert_eq "leftovers: runx exits with the command's own status" 7 \
+	"$(st runx -k 0.5 -- sh -c "sleep $m & sleep $m & exit 7")"
+assert_dead "leftovers: background jobs are stopped before runx exits" "$m"
+
+new_marker m
+assert_eq "TERM-ignoring leftovers: command's status" 7 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m & exit 7")"
+assert_dead "TERM-ignoring leftovers are SIGKILLed before runx exits" "$m"
+
+new_marker m
+assert_eq "leftovers of a command killed by SIGUSR1: 138" 138 \
+	"$(st runx -k 0.5 -- sh -c "sleep $m & kill -USR1 \$\$")"
+assert_dead "leftovers of a killed command are stopped" "$m"
+
+new_marker m
+assert_eq "leftovers of a command exiting 0: 0" 0 \
+	"$(st runx -k 0.5 -- sh -c "sleep $m & sleep $m & exit 0")"
+assert_dead "leftovers of a command exiting 0 are stopped" "$m"
+
+# A leftover that handles TERM gets it (first signal, then exits by itself).
+new_marker m
+f="$TMPD/leftover-term.$m"
+assert_eq "leftover with a TERM handler: command's status" 5 \
+	"$(st runx -k 20 -- sh -c "sh -c \"trap 'echo TERM >$f; exit 0' TERM; echo >$f.ready; sleep $m & wait\" & while [ ! -e $f.ready ]; do sleep 0.02; done; exit 5")"
+assert_eq "leftover with a TERM handler: it got the first signal" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "leftover with a TERM handler: dead" "$m"
+
+# A stopped leftover gets SIGCONT after the first signal and can act on it.
+# The command waits until its background job has stopped itself, then exits.
+new_marker m
+f="$TMPD/leftover-stopped.$m"
+cat >"$TMPD/stopper.$m" <<EOF
+trap 'echo TERM >$f; exit 0' TERM
+echo \$\$ >$f.pid
+kill -STOP \$\$
+sleep $m
+EOF
+assert_eq "stopped leftover: command's status" 5 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" -k 20 -- sh -c "sh $TMPD/stopper.$m & until [ -s $f.pid ] && [ \"\$(cut -d' ' -f3 /proc/\$(cat $f.pid)/stat)\" = T ]; do sleep 0.02; done; exit 5")"
+assert_eq "stopped leftover: continued, its TERM handler ran" TERM "$(cat "$f" 2>/dev/null)"
+assert_false "stopped leftover: dead" pid_alive "$(cat "$f.pid" 2>/dev/null || echo 0)"
+assert_dead "stopped leftover: nothing left" "$m"
+
+# --- the GNU timeout bug: $(...) must not hang on a TERM-ignoring leftover -------
+new_marker m
+s=0
+x=$(guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -t 1s -k 1s -- sh -c "trap '' TERM; sleep $m & echo hi") || s=$?
+assert_eq "\$(runx ... sh -c 'trap \"\" TERM; sleep & echo hi') returns the command's status (no hang)" 0 "$s"
+assert_eq "\$(...) captured the output" hi "$x"
+assert_dead "\$(...): the TERM-ignoring sleep is dead" "$m"
+
+new_marker m
+s=0
+x=$(guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -t 1s -k 1s -- sh -c "trap '' TERM; sleep $m & echo hi; sleep $m; :") || s=$?
+assert_eq "\$(...) with the deadline firing: 124 (no hang)" 124 "$s"
+assert_eq "\$(...) with the deadline firing: output" hi "$x"
+assert_dead "\$(...) with the deadline firing: all dead" "$m"
+
+# --- --wait-all --------------------------------------------------------------------
+new_marker m
+f="$TMPD/waitall.$m"
+assert_eq "--wait-all: command's own status" 3 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -- sh -c "(sleep 0.5; echo done >$f) & exit 3")"
+assert_eq "--wait-all: the background job finished before runx returned" done "$(cat "$f" 2>/dev/null)"
+
+new_marker m
+f="$TMPD/waitall2.$m"
+assert_eq "--wait-all with a deadline that does not fire: command's status" 4 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -t 30 -- sh -c "(sleep 0.3; sh -c 'sleep 0.3; echo done >$f') & exit 4")"
+assert_eq "--wait-all: grandchild finished before runx returned" done "$(cat "$f" 2>/dev/null)"
+
+new_marker m
+assert_eq "--wait-all: the deadline still bounds it (124)" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -t 1 -k 0.5 -- sh -c "sleep $m & exit 3")"
+assert_dead "--wait-all: leftovers killed at the deadline" "$m"
+
+new_marker m
+assert_eq "--wait-all -p: the deadline fires, status is the command's own" 3 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -p -t 1 -k 0.5 -- sh -c "trap '' TERM; sleep $m & exit 3")"
+assert_dead "--wait-all -p: TERM-ignoring leftover killed" "$m"
+
+# SIGTERM to runx while it waits (--wait-all): a stop; the status stays the
+# command's own (it exited before).
+new_marker m
+runx_bg --wait-all -k 0.5 -- sh -c "sleep $m & exit 3"
+# wait until the command itself is gone: only runx and the sleep are left
+i=0
+while [ "$(marked_count "$m")" -gt 2 ] && [ $i -lt 1000 ]; do sleep 0.02; i=$((i + 1)); done
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "--wait-all, SIGTERM to runx while waiting: the command's status" 3 "$WAIT_STATUS"
+assert_dead "--wait-all, SIGTERM to runx while waiting: dead" "$m"
+
+# A deadline that fires while leftovers are being stopped does not turn
+# the command's own status into 124 (decision 10).
+new_marker m
+assert_eq "deadline during the cleanup of leftovers: still the command's status" 3 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -t 1 -k 2 -- sh -c "trap '' TERM; sleep $m & exit 3")"
+assert_dead "deadline during cleanup: dead" "$m"
+
+# More leftovers than runx watches at once (150 TERM-ignoring sleeps).
+new_marker m
+assert_eq "group: 150 TERM-ignoring leftovers: the command's status" 4 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" -k 0.5 -- sh -c "trap '' TERM; i=0; while [ \$i -lt 150 ]; do sleep $m & i=\$((i + 1)); done; exit 4")"
+assert_dead "group: 150 leftovers: all dead" "$m"
+
+# A fork storm of TERM-ignoring processes during the stop.
+new_marker m
+assert_eq "group: fork storm at the deadline: 124" 124 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 0.5 -- sh -c "trap '' TERM; while :; do sh -c 'sleep $m & sleep $m' & done")"
+assert_dead "group: fork storm: all dead" "$m"
+
+done_testing

@@ -1,0 +1,119 @@
+#!/bin/bash
+# runx as PID 1 (unshare --pid --fork --mount-proc): exit statuses, every
+# orphan re-parented to it is reaped (no zombies), nothing left; stops
+# still go through the first signal (a TERM handler in an orphan runs,
+# which a namespace teardown by SIGKILL would not allow); the tree scope
+# needs /proc of its own namespace.
+. "$TESTLIB"
+
+if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+	skip_all "unshare --pid --fork --mount-proc is not permitted here"
+fi
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# pid1 RUNX-ARGS...: runx as PID 1 of a new pid namespace with its own /proc.
+pid1() {
+	guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" "$@"
+}
+
+# --- orphans are reaped --------------------------------------------------------------
+# The command makes orphans (re-parented to runx, PID 1) that exit by
+# themselves, then waits until no zombie child of PID 1 is left (at most
+# 10 s) and writes how many there still are.
+z="$TMPD/zombies"
+s=$(st pid1 -- sh -c "
+	(sleep 0.1 &)
+	(sh -c 'sleep 0.2 &' &)
+	setsid sh -c 'sleep 0.1 &'
+	sh -c '(sleep 0.1; exit 3) & exit 0'
+	sleep 0.6
+	i=0
+	while :; do
+		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
+		[ \"\$n\" = 0 ] && break
+		i=\$((i + 1))
+		[ \$i -ge 200 ] && break
+		sleep 0.05
+	done
+	echo \"\$n\" >$z
+	exit 5")
+assert_eq "PID 1: the command's own status" 5 "$s"
+assert_eq "PID 1: orphans re-parented to runx are reaped (no zombies left)" 0 "$(cat "$z" 2>/dev/null)"
+
+# The same, with many orphans.
+z="$TMPD/zombies2"
+s=$(st pid1 -- sh -c "
+	j=0
+	while [ \$j -lt 30 ]; do (sleep 0.05 &); j=\$((j + 1)); done
+	sleep 0.6
+	i=0
+	while :; do
+		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
+		[ \"\$n\" = 0 ] && break
+		i=\$((i + 1))
+		[ \$i -ge 200 ] && break
+		sleep 0.05
+	done
+	echo \"\$n\" >$z
+	exit 0")
+assert_eq "PID 1, 30 orphans: status 0" 0 "$s"
+assert_eq "PID 1, 30 orphans: no zombies left" 0 "$(cat "$z" 2>/dev/null)"
+
+# --- deadline as PID 1 --------------------------------------------------------------
+new_marker m
+f="$TMPD/pid1-term.$m"
+s=$(st pid1 -t 1s -k 1 -- sh -c "
+	sh -c \"trap 'echo TERM >$f; exit 0' TERM; sleep $m & wait\" &
+	trap '' TERM
+	sleep $m &
+	(sleep $m &)
+	sleep $m; :")
+assert_eq "PID 1: deadline gives 124" 124 "$s"
+assert_eq "PID 1: the group got the first signal (a handler ran)" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "PID 1: nothing left" "$m"
+
+new_marker m
+assert_eq "PID 1: -p with SIGKILL needed: 137" 137 \
+	"$(st pid1 -p -t 1s -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m; :")"
+assert_dead "PID 1 -p: nothing left" "$m"
+
+# --- cleanup of leftovers as PID 1 ------------------------------------------------------
+new_marker m
+f="$TMPD/pid1-left.$m"
+assert_eq "PID 1: leftovers, the command's status" 7 \
+	"$(st pid1 -k 5 -- sh -c "sh -c \"trap 'echo TERM >$f; exit 0' TERM; echo >$f.ready; sleep $m & wait\" & while [ ! -e $f.ready ]; do sleep 0.02; done; exit 7")"
+assert_eq "PID 1: the leftover got the first signal" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "PID 1 leftovers: nothing left" "$m"
+
+new_marker m
+assert_eq "PID 1: killed by its own signal: 138" 138 \
+	"$(st pid1 -- sh -c "sleep $m & kill -USR1 \$\$")"
+assert_dead "PID 1 signal: nothing left" "$m"
+
+assert_eq "PID 1: 127 for a missing command" 127 "$(st pid1 -- no-such-command-$$ 2>/dev/null)"
+
+# --- tree scope as PID 1 ---------------------------------------------------------------------
+new_marker m
+f="$TMPD/pid1-tree.$m"
+assert_eq "PID 1, tree scope: a setsid escapee is stopped (124)" 124 \
+	"$(st pid1 --kill-scope=tree -t 1s -k 5 -- sh -c "setsid -w sh -c \"trap 'echo TERM >$f; exit 0' TERM; sleep $m & wait\" & sleep $m; :")"
+assert_eq "PID 1, tree scope: the escapee got the first signal" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "PID 1, tree scope: nothing left" "$m"
+
+# Without a /proc of its own (no --mount-proc): the tree scope refuses,
+# the group scope still works.
+rm -f "$TMPD/started"
+assert_eq "PID 1 without --mount-proc: tree scope gives 125" 125 \
+	"$(st guarded 60 unshare --pid --fork "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -- touch "$TMPD/started" 2>/dev/null)"
+assert_false "PID 1 without --mount-proc, tree: nothing started" test -e "$TMPD/started"
+new_marker m
+assert_eq "PID 1 without --mount-proc: group scope deadline 124" 124 \
+	"$(st guarded 60 unshare --pid --fork "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m; :")"
+assert_dead "PID 1 without --mount-proc, group: nothing left" "$m"
+
+done_testing

@@ -1,0 +1,129 @@
+#!/bin/bash
+# Redirects -i -o -e -a -m: contents, one open file for -o F -e F, append,
+# truncation, file mode 0666 & ~umask, and a redirect that cannot be
+# opened: 125, a message naming the file, the command not started.
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+D=$TMPD
+
+# --- -i ------------------------------------------------------------------------
+printf 'line one\nline two\n' >"$D/in"
+assert_eq "-i FILE: stdin from the file" "line one
+line two" "$(runx -i "$D/in" -- cat)"
+assert_eq "--stdin=FILE" "line one
+line two" "$(runx --stdin="$D/in" -- cat)"
+assert_eq "-i /dev/null: immediate EOF" "" "$(guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -i /dev/null -- cat)"
+assert_eq "-i wins over the inherited stdin" "line one" \
+	"$(echo from-pipe | runx -i "$D/in" -- head -n1)"
+
+# --- -o, -e ------------------------------------------------------------------------
+out=$(runx -o "$D/o1" -- sh -c 'echo hello; echo oops >&2' 2>"$D/e1")
+assert_eq "-o FILE: nothing on runx's stdout" "" "$out"
+assert_eq "-o FILE: stdout in the file" hello "$(cat "$D/o1")"
+assert_eq "-o FILE: stderr untouched" oops "$(cat "$D/e1")"
+
+out=$(runx -e "$D/e2" -- sh -c 'echo hello; echo oops >&2' 2>"$D/e2-runx")
+assert_eq "-e FILE: stdout untouched" hello "$out"
+assert_eq "-e FILE: stderr in the file" oops "$(cat "$D/e2")"
+assert_eq "-e FILE: nothing on runx's stderr" "" "$(cat "$D/e2-runx")"
+
+runx --stdout="$D/o3" --stderr="$D/e3" -- sh -c 'echo out; echo err >&2'
+assert_eq "--stdout/--stderr: stdout file" out "$(cat "$D/o3")"
+assert_eq "--stdout/--stderr: stderr file" err "$(cat "$D/e3")"
+
+assert_eq "-o: the exit status is the command's" 3 "$(st runx -o "$D/o4" -- sh -c 'echo x; exit 3')"
+
+# Truncation without -a.
+printf 'old content that is much longer than the new\n' >"$D/o5"
+runx -o "$D/o5" -- echo new
+assert_eq "-o truncates" new "$(cat "$D/o5")"
+
+# --- -o F -e F: one open file, nothing clobbered ------------------------------------------
+interleave='i=1; while [ $i -le 200 ]; do echo "out $i"; echo "err $i" >&2; i=$((i+1)); done'
+runx -o "$D/both" -e "$D/both" -- sh -c "$interleave"
+assert_eq "-o F -e F: all 400 lines present" 400 "$(wc -l <"$D/both" | tr -d ' ')"
+assert_eq "-o F -e F: every stdout line" 200 "$(grep -c '^out [0-9]*$' "$D/both")"
+assert_eq "-o F -e F: every stderr line" 200 "$(grep -c '^err [0-9]*$' "$D/both")"
+assert_eq "-o F -e F: in the order written" "out 1
+err 1
+out 2" "$(head -n3 "$D/both")"
+
+# The same file named two ways.
+runx -o "$D/both2" -e "$D/./both2" -- sh -c "$interleave"
+assert_eq "-o F -e ./F: all 400 lines present" 400 "$(wc -l <"$D/both2" | tr -d ' ')"
+
+# --- -a ---------------------------------------------------------------------------------
+echo first >"$D/app"
+runx -a -o "$D/app" -- echo second
+assert_eq "-a -o: appends" "first
+second" "$(cat "$D/app")"
+echo first >"$D/app2"
+runx --append -e "$D/app2" -- sh -c 'echo second >&2'
+assert_eq "--append -e: appends" "first
+second" "$(cat "$D/app2")"
+echo first >"$D/app3"
+runx -a -o "$D/app3" -e "$D/app3" -- sh -c "$interleave"
+assert_eq "-a -o F -e F: appended, nothing clobbered" 401 "$(wc -l <"$D/app3" | tr -d ' ')"
+assert_eq "-a -o F -e F: the old content first" first "$(head -n1 "$D/app3")"
+runx -a -o "$D/app-new" -- echo created
+assert_eq "-a creates a missing file" created "$(cat "$D/app-new")"
+
+# --- -m ---------------------------------------------------------------------------------
+runx -m -o "$D/m1" -- sh -c 'echo a; echo b >&2; echo c'
+assert_eq "-m -o F: both streams in F, in order" "a
+b
+c" "$(cat "$D/m1")"
+out=$(runx -m -- sh -c 'echo a; echo b >&2' 2>"$D/m2-err")
+assert_eq "-m: stderr goes to runx's stdout" "a
+b" "$out"
+assert_eq "-m: nothing on runx's stderr" "" "$(cat "$D/m2-err")"
+runx --merge -o "$D/m3" -- sh -c "$interleave"
+assert_eq "--merge -o F: 400 lines" 400 "$(wc -l <"$D/m3" | tr -d ' ')"
+
+# --- created file mode ----------------------------------------------------------------------
+(umask 022; runx -o "$D/mode022" -e "$D/mode022e" -- true)
+assert_eq "umask 022: -o file created 0644" 644 "$(stat -c %a "$D/mode022")"
+assert_eq "umask 022: -e file created 0644" 644 "$(stat -c %a "$D/mode022e")"
+(umask 0; runx -o "$D/mode000" -- true)
+assert_eq "umask 0: created 0666" 666 "$(stat -c %a "$D/mode000")"
+(umask 077; runx -a -o "$D/mode077" -- true)
+assert_eq "umask 077 with -a: created 0600" 600 "$(stat -c %a "$D/mode077")"
+
+# --- a redirect that cannot be opened: 125, named, nothing started -----------------------------
+# check_bad NAME FILE RUNX-ARGS...
+check_bad() {
+	local name=$1 file=$2 s=0 err
+	shift 2
+	rm -f "$D/started"
+	runx "$@" -- sh -c "touch '$D/started'" >/dev/null 2>"$D/bad.err" || s=$?
+	err=$(cat "$D/bad.err")
+	assert_eq "$name: 125" 125 "$s"
+	if [[ "$err" == "runx: "*"$file"* ]] && [ "$(wc -l <"$D/bad.err")" -eq 1 ]; then
+		ok "$name: one message line naming '$file'"
+	else
+		not_ok "$name: one message line naming '$file'" "stderr: $err"
+	fi
+	assert_false "$name: the command was not started" test -e "$D/started"
+}
+check_bad "-o under a missing directory" "$D/nodir/out" -o "$D/nodir/out"
+check_bad "-e under a missing directory" "$D/nodir/err" -e "$D/nodir/err"
+check_bad "-o is a directory" "$D" -o "$D"
+check_bad "-i missing file" "$D/no-such-input" -i "$D/no-such-input"
+check_bad "-a -o under a missing directory" "$D/nodir/app" -a -o "$D/nodir/app"
+check_bad "-o fine, -e bad" "$D/nodir/e" -o "$D/okout" -e "$D/nodir/e"
+assert_false "-o fine, -e bad: the command's own output is not there" test -s "$D/okout"
+err=$(runx -o "$D/nodir/out" -- true 2>&1)
+assert_match "the message says why (No such file or directory)" "No such file or directory" "$err"
+
+# -m together with -e is rejected (decision 3).
+rm -f "$D/started"
+assert_eq "-m with -e: 125" 125 "$(st runx -m -e "$D/x" -- touch "$D/started" 2>/dev/null)"
+assert_false "-m with -e: nothing started" test -e "$D/started"
+
+done_testing

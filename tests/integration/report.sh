@@ -1,0 +1,665 @@
+#!/bin/bash
+# --report=FILE: the JSON report of a run.  Every field is checked for each
+# reason (exited, signaled, timeout with and without SIGKILL, idle_timeout,
+# runx_signaled, exec_failed 127/126, runx_error), plus: atomic write (temp
+# file + rename, nothing left behind, the old file replaced and not written
+# in place), --report=- on stderr, invalid UTF-8 and control characters in
+# the command, the file mode (0666 & ~umask), an unwritable report path, and
+# rusage (peak memory, CPU time).
+. "$TESTLIB"
+
+# --- own helpers (kept here: lib.sh may still change) ------------------------
+
+# skip_script REASON: a prerequisite is missing; the whole script is skipped.
+skip_script() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+for f in ok not_ok assert_eq assert_ne assert_match assert_true assert_false \
+	new_marker marked_list assert_dead wait_marked \
+	runx runx_bg wait_pid_exit wait_file done_testing; do
+	declare -F "$f" >/dev/null || {
+		echo "Bail out! lib.sh lacks $f"
+		exit 1
+	}
+done
+
+if [ -x /usr/bin/python3 ]; then
+	PY=/usr/bin/python3
+else
+	PY=$(command -v python3) || skip_script "python3 is needed to parse the JSON report"
+fi
+"$PY" -c 'import json' 2>/dev/null || skip_script "python3 cannot import json"
+
+# st COMMAND...: prints the exit status of COMMAND.
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# now: wall-clock seconds since the epoch, with nanoseconds.
+now() { date +%s.%N; }
+
+# json_args ARG...: the arguments as a JSON array (for the expected command).
+json_args() {
+	"$PY" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"
+}
+
+EXPECT_BACKEND=${RUNX_LAUNCH:-posix_spawn}
+RUNX_VERSION=$("$RUNX" --version | sed -n '1s/^runx //p')
+
+# The checker: reads the report FILE and, on stdin, one check per line,
+# "NAME|PYTHON-EXPRESSION" (r = the report; E = os.environ; J(name) = the
+# JSON value of environment variable name; ts(text) = seconds since the
+# epoch of an RFC 3339 time).  Prints "ok<TAB>NAME" or
+# "fail<TAB>NAME<TAB>diagnostic" for each check.
+cat >"$TMPD/check.py" <<'EOF'
+import datetime, json, os, re, sys
+
+E = os.environ
+def J(name):
+    return json.loads(E[name])
+RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+def ts(text):
+    if not isinstance(text, str) or not RFC3339.match(text):
+        raise ValueError("not RFC 3339 UTC with microseconds: %r" % (text,))
+    d = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return d.replace(tzinfo=datetime.timezone.utc).timestamp()
+def num(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+def real(x):
+    return isinstance(x, float)
+def integer(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+path = sys.argv[1]
+checks = [l.rstrip("\n").split("|", 1) for l in sys.stdin if "|" in l]
+try:
+    if path == "-":
+        text = E["REPORT_TEXT"]
+    else:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8")  # strict: valid UTF-8
+    r = json.loads(text)  # strict: no raw control characters
+    if not isinstance(r, dict):
+        raise ValueError("not a JSON object")
+except Exception as e:
+    for name, _ in checks:
+        print("fail\t%s\tno valid report: %s" % (name, e))
+    sys.exit(0)
+for name, expr in checks:
+    try:
+        good = eval(expr)
+        why = "false: " + expr
+    except Exception as e:
+        good = False
+        why = "%s: %s: %s" % (expr, type(e).__name__, e)
+    if good:
+        print("ok\t%s" % name)
+    else:
+        print("fail\t%s\t%s  --  report: %s" % (name, why, json.dumps(r, sort_keys=True)))
+EOF
+
+# check_report LABEL FILE: runs the checks on stdin against FILE (TAP).
+check_report() {
+	local label=$1 file=$2 res name why
+	while IFS=$'\t' read -r res name why; do
+		if [ "$res" = ok ]; then
+			ok "$label: $name"
+		else
+			not_ok "$label: $name" "$why"
+		fi
+	done < <("$PY" "$TMPD/check.py" "$file")
+}
+
+ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","error","exec_errno","rusage"]'
+export ALL_KEYS RUNX_VERSION
+
+# common_checks: the checks every report passes.  Environment: X_CMD (JSON
+# array), X_T0/X_T1 (wall clock before/after the run).
+common_checks() {
+	cat <<'EOF'
+exactly the documented fields|sorted(r) == sorted(J("ALL_KEYS"))
+runx_version|r["runx_version"] == E["RUNX_VERSION"]
+command|r["command"] == J("X_CMD")
+start_time is RFC 3339 UTC with microseconds|ts(r["start_time"]) > 0
+end_time is RFC 3339 UTC with microseconds|ts(r["end_time"]) > 0
+start_time <= end_time, within the run|float(E["X_T0"]) - 0.001 <= ts(r["start_time"]) <= ts(r["end_time"]) <= float(E["X_T1"]) + 0.001
+wall_time is a float, end - start|real(r["wall_time"]) and 0 <= r["wall_time"] and abs(r["wall_time"] - (ts(r["end_time"]) - ts(r["start_time"]))) < 0.05
+first_signal|r["first_signal"] == E.get("X_FIRST", "SIGTERM")
+rusage fields|sorted(r["rusage"]) == ["max_rss_kib", "system_cpu", "user_cpu"]
+rusage cpu times are floats >= 0|real(r["rusage"]["user_cpu"]) and real(r["rusage"]["system_cpu"]) and r["rusage"]["user_cpu"] >= 0 and r["rusage"]["system_cpu"] >= 0
+rusage max_rss_kib is an integer|integer(r["rusage"]["max_rss_kib"]) and r["rusage"]["max_rss_kib"] >= 0
+exit_status|r["exit_status"] == int(E["X_STATUS"])
+signals_sent entries|all(sorted(s) == ["processes", "scope", "signal", "time"] and real(s["time"]) and s["time"] >= 0 and integer(s["processes"]) and s["processes"] >= 0 and s["scope"] == r["scope_target"] for s in r["signals_sent"])
+signals_sent times increase, within wall_time|all(a["time"] <= b["time"] for a, b in zip(r["signals_sent"], r["signals_sent"][1:])) and all(s["time"] <= r["wall_time"] + 0.001 for s in r["signals_sent"])
+EOF
+}
+
+# checks for a command that ran (pid X_PID) in the group scope
+ran_checks() {
+	cat <<'EOF'
+pid|r["pid"] == int(E["X_PID"])
+scope|r["scope"] == "group"
+scope_target|r["scope_target"] == "process group %s" % E["X_PID"]
+backend|r["backend"] == E["EXPECT_BACKEND"]
+error is null|r["error"] is None
+exec_errno is null|r["exec_errno"] is None
+rusage max_rss_kib > 0 (a command ran)|r["rusage"]["max_rss_kib"] > 0
+EOF
+}
+export EXPECT_BACKEND
+
+# A python command that writes its pid to $1 (atomically), prints "hello",
+# and on SIGTERM sleeps 0.3 s and exits 7; it sleeps ~1000 s ($2, the
+# marker) otherwise.  One process, so every count is exact.
+SLOW_TERM='import os, signal, sys, time
+signal.signal(signal.SIGTERM, lambda s, f: (time.sleep(0.3), os._exit(7)))
+open(sys.argv[1] + ".tmp", "w").write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+print("hello", flush=True)
+time.sleep(float(sys.argv[2]))'
+
+# --- exited ---------------------------------------------------------------------
+new_marker m
+rep=$TMPD/exited.json
+pidf=$TMPD/exited.pid
+script='echo $$ >"$1"; sleep 0.2; exit 3'
+X_T0=$(now)
+s=$(st runx --report="$rep" -- sh -c "$script" sh "$pidf" "$m")
+X_T1=$(now)
+assert_eq "exited: exit status 3" 3 "$s"
+export X_T0 X_T1 X_STATUS=3 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+check_report exited "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "exited"
+exit_code|r["exit_code"] == 3
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+timeout is null (none given)|r["timeout"] is None
+idle_timeout is null|r["idle_timeout"] is None
+grace is the default 5.0|r["grace"] == 5.0 and real(r["grace"])
+no signals sent|r["signals_sent"] == []
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+wall_time covers the 0.2 s sleep|r["wall_time"] >= 0.2
+EOF
+)
+
+# --- signaled ---------------------------------------------------------------------
+rep=$TMPD/signaled.json
+pidf=$TMPD/signaled.pid
+script='echo $$ >"$1"; kill -USR1 $$; sleep 5'
+X_T0=$(now)
+s=$(st runx --report="$rep" -- sh -c "$script" sh "$pidf")
+X_T1=$(now)
+assert_eq "signaled: exit status 138" 138 "$s"
+export X_T0 X_T1 X_STATUS=138 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args sh -c "$script" sh "$pidf")
+check_report signaled "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "signaled"
+exit_code is null|r["exit_code"] is None
+signal|r["signal"] == "SIGUSR1"
+runx_signal is null|r["runx_signal"] is None
+timeout is null|r["timeout"] is None
+idle_timeout is null|r["idle_timeout"] is None
+grace|r["grace"] == 5.0
+no signals sent|r["signals_sent"] == []
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+EOF
+)
+
+# --- timeout, the command ends within the grace period ----------------------------------
+new_marker m
+rep=$TMPD/timeout.json
+pidf=$TMPD/timeout.pid
+X_T0=$(now)
+s=0
+runx --report="$rep" -t 1 -k 5 -- "$PY" -c "$SLOW_TERM" "$pidf" "$m" >/dev/null || s=$?
+X_T1=$(now)
+assert_eq "timeout: exit status 124" 124 "$s"
+assert_dead "timeout: dead" "$m"
+export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+check_report timeout "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "timeout"
+exit_code (the handler's)|r["exit_code"] == 7
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+timeout|r["timeout"] == 1.0 and real(r["timeout"])
+idle_timeout is null|r["idle_timeout"] is None
+grace|r["grace"] == 5.0
+signals sent: SIGTERM, SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
+each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
+SIGTERM at or after the deadline|r["signals_sent"][0]["time"] >= 1.0
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+wall_time covers deadline and handler|r["wall_time"] >= 1.3
+EOF
+)
+
+# --- timeout that needs SIGKILL ---------------------------------------------------------
+new_marker m
+rep=$TMPD/timeout-kill.json
+pidf=$TMPD/timeout-kill.pid
+script='echo $$ >"$1"; trap "" TERM; sleep "$2"; :'
+X_T0=$(now)
+s=$(st runx --report="$rep" -t 0.5 -k 0.5 -- sh -c "$script" sh "$pidf" "$m")
+X_T1=$(now)
+assert_eq "timeout+KILL: exit status 124" 124 "$s"
+assert_dead "timeout+KILL: dead" "$m"
+export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+check_report "timeout+KILL" "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "timeout"
+exit_code is null|r["exit_code"] is None
+signal|r["signal"] == "SIGKILL"
+runx_signal is null|r["runx_signal"] is None
+timeout|r["timeout"] == 0.5
+idle_timeout is null|r["idle_timeout"] is None
+grace|r["grace"] == 0.5
+signals sent: SIGTERM, SIGCONT, SIGKILL|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT", "SIGKILL"]
+each reached sh and sleep|[s["processes"] for s in r["signals_sent"]] == [2, 2, 2]
+times strictly increase|r["signals_sent"][0]["time"] < r["signals_sent"][1]["time"] < r["signals_sent"][2]["time"]
+SIGTERM at or after the deadline|r["signals_sent"][0]["time"] >= 0.5
+SIGKILL a grace period after SIGTERM|r["signals_sent"][2]["time"] - r["signals_sent"][0]["time"] >= 0.5
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 2|r["killed_after_grace"] == 2
+EOF
+)
+
+# --- -s, -k 0 and -k inf, -t 0 in the report -----------------------------------------
+new_marker m
+rep=$TMPD/sigint.json
+X_T0=$(now)
+s=$(st runx --report="$rep" -t 0.3 -s INT -k 0 -- sleep "$m")
+X_T1=$(now)
+assert_eq "-s INT -k 0: exit status 124" 124 "$s"
+assert_dead "-s INT -k 0: dead" "$m"
+export X_T0 X_T1 X_STATUS=124 X_FIRST=SIGINT X_CMD=$(json_args sleep "$m")
+check_report "-s INT -k 0" "$rep" < <(
+	common_checks
+	cat <<'EOF'
+first signal sent is SIGINT|r["signals_sent"][0]["signal"] == "SIGINT"
+grace 0 is 0.0, not null|r["grace"] == 0.0 and real(r["grace"])
+timeout|r["timeout"] == 0.3
+reason|r["reason"] == "timeout"
+EOF
+)
+unset X_FIRST
+
+rep=$TMPD/inf.json
+X_T0=$(now)
+s=$(st runx --report="$rep" -t 0 -k inf --idle-timeout=inf -- true)
+X_T1=$(now)
+assert_eq "-t 0 -k inf: exit status 0" 0 "$s"
+export X_T0 X_T1 X_STATUS=0 X_CMD='["true"]'
+check_report "-t 0 -k inf" "$rep" < <(
+	common_checks
+	cat <<'EOF'
+-t 0 is null (no limit)|r["timeout"] is None
+-k inf is null|r["grace"] is None
+--idle-timeout=inf is null|r["idle_timeout"] is None
+reason|r["reason"] == "exited"
+exit_code|r["exit_code"] == 0
+EOF
+)
+
+# --- leftovers stopped after the command exits ------------------------------------
+new_marker m
+rep=$TMPD/leftovers.json
+pidf=$TMPD/leftovers.pid
+script='echo $$ >"$1"; (trap "" TERM; exec sleep "$2") & sleep 0.2; exit 4'
+X_T0=$(now)
+s=$(st runx --report="$rep" -k 0.5 -- sh -c "$script" sh "$pidf" "$m")
+X_T1=$(now)
+assert_eq "leftovers: the command's status 4" 4 "$s"
+assert_dead "leftovers: dead" "$m"
+export X_T0 X_T1 X_STATUS=4 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+check_report leftovers "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "exited"
+exit_code|r["exit_code"] == 4
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+signals sent: SIGTERM, SIGCONT, SIGKILL|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT", "SIGKILL"]
+each reached the one leftover|[s["processes"] for s in r["signals_sent"]] == [1, 1, 1]
+SIGKILL a grace period after SIGTERM|r["signals_sent"][2]["time"] - r["signals_sent"][0]["time"] >= 0.5
+leftovers_stopped 1|r["leftovers_stopped"] == 1
+killed_after_grace 1|r["killed_after_grace"] == 1
+EOF
+)
+
+# --- idle_timeout -----------------------------------------------------------------------
+new_marker m
+rep=$TMPD/idle.json
+pidf=$TMPD/idle.pid
+X_T0=$(now)
+s=0
+runx --report="$rep" --idle-timeout=0.5 -k 5 -- "$PY" -c "$SLOW_TERM" "$pidf" "$m" >"$TMPD/idle.out" || s=$?
+X_T1=$(now)
+assert_eq "idle: exit status 124" 124 "$s"
+assert_eq "idle: the output went through" hello "$(cat "$TMPD/idle.out")"
+assert_dead "idle: dead" "$m"
+export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+check_report idle_timeout "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "idle_timeout"
+exit_code (the handler's)|r["exit_code"] == 7
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+timeout is null|r["timeout"] is None
+idle_timeout|r["idle_timeout"] == 0.5 and real(r["idle_timeout"])
+grace|r["grace"] == 5.0
+signals sent: SIGTERM, SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
+each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
+SIGTERM after the idle period|r["signals_sent"][0]["time"] >= 0.5
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+EOF
+)
+
+# --- runx_signaled ------------------------------------------------------------------------
+new_marker m
+rep=$TMPD/runxsig.json
+pidf=$TMPD/runxsig.pid
+X_T0=$(now)
+runx_bg --report="$rep" -k 5 -- "$PY" -c "$SLOW_TERM" "$pidf" "$m" >/dev/null
+if wait_file "$pidf" 20; then
+	sleep 0.1
+	kill -TERM "$RUNX_PID"
+fi
+wait_pid_exit "$RUNX_PID" 30
+X_T1=$(now)
+assert_eq "runx_signaled: exit status is the command's own (7)" 7 "$WAIT_STATUS"
+assert_dead "runx_signaled: dead" "$m"
+export X_T0 X_T1 X_STATUS=7 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+check_report runx_signaled "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "runx_signaled"
+runx_signal|r["runx_signal"] == "SIGTERM"
+exit_code (the handler's)|r["exit_code"] == 7
+signal is null|r["signal"] is None
+timeout is null|r["timeout"] is None
+idle_timeout is null|r["idle_timeout"] is None
+grace|r["grace"] == 5.0
+signals sent: SIGTERM (forwarded), SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
+each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+EOF
+)
+
+# runx gets SIGINT, the command dies of it: 130
+new_marker m
+rep=$TMPD/runxint.json
+pidf=$TMPD/runxint.pid
+script='echo $$ >"$1.tmp"; mv "$1.tmp" "$1"; exec sleep "$2"'
+X_T0=$(now)
+runx_bg --report="$rep" -- sh -c "$script" sh "$pidf" "$m"
+if wait_file "$pidf" 20; then
+	wait_marked "$m" 1 10
+	kill -INT "$RUNX_PID"
+fi
+wait_pid_exit "$RUNX_PID" 30
+X_T1=$(now)
+assert_eq "runx_signaled INT: exit status 130" 130 "$WAIT_STATUS"
+assert_dead "runx_signaled INT: dead" "$m"
+export X_T0 X_T1 X_STATUS=130 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+check_report "runx_signaled INT" "$rep" < <(
+	common_checks
+	ran_checks
+	cat <<'EOF'
+reason|r["reason"] == "runx_signaled"
+runx_signal|r["runx_signal"] == "SIGINT"
+signal|r["signal"] == "SIGINT"
+exit_code is null|r["exit_code"] is None
+first signal sent is the forwarded SIGINT|r["signals_sent"][0]["signal"] == "SIGINT" and r["signals_sent"][0]["processes"] == 1
+no SIGTERM on top of it|"SIGTERM" not in [s["signal"] for s in r["signals_sent"]]
+killed_after_grace 0|r["killed_after_grace"] == 0
+EOF
+)
+
+# --- exec_failed ------------------------------------------------------------------------
+exec_checks() {
+	cat <<'EOF'
+reason|r["reason"] == "exec_failed"
+pid is null (nothing ran)|r["pid"] is None
+scope|r["scope"] == "group"
+scope_target is null (no process group exists)|r["scope_target"] is None
+exit_code is null|r["exit_code"] is None
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+no signals sent|r["signals_sent"] == []
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+exec_errno|r["exec_errno"] == int(E["X_ERRNO"])
+error|r["error"] == E["X_ERROR"]
+EOF
+}
+
+missing=$TMPD/no-such-command
+rep=$TMPD/enoent.json
+X_T0=$(now)
+s=$(st runx --report="$rep" -- "$missing" arg 2>"$TMPD/enoent.err")
+X_T1=$(now)
+assert_eq "exec_failed ENOENT: 127" 127 "$s"
+export X_T0 X_T1 X_STATUS=127 X_ERRNO=2 X_CMD=$(json_args "$missing" arg)
+export X_ERROR="failed to run command '$missing': No such file or directory"
+assert_eq "exec_failed ENOENT: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/enoent.err")"
+check_report "exec_failed 127" "$rep" < <(
+	common_checks
+	exec_checks
+	echo 'backend: the one that tried|r["backend"] == E["EXPECT_BACKEND"]'
+)
+
+# not found in PATH: nothing is launched at all
+rep=$TMPD/enoent-path.json
+X_T0=$(now)
+s=$(PATH=$TMPD:/usr/bin:/bin st runx --report="$rep" -- runx-no-such-command-here 2>/dev/null)
+X_T1=$(now)
+assert_eq "exec_failed, not in PATH: 127" 127 "$s"
+export X_T0 X_T1 X_CMD='["runx-no-such-command-here"]'
+export X_ERROR="failed to run command 'runx-no-such-command-here': No such file or directory"
+check_report "exec_failed 127 (PATH)" "$rep" < <(
+	common_checks
+	exec_checks
+	echo 'backend is null (nothing launched)|r["backend"] is None'
+)
+
+noexec=$TMPD/not-executable
+printf '#!/bin/sh\nexit 0\n' >"$noexec"
+chmod 644 "$noexec"
+rep=$TMPD/eacces.json
+X_T0=$(now)
+s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
+X_T1=$(now)
+assert_eq "exec_failed EACCES: 126" 126 "$s"
+export X_T0 X_T1 X_STATUS=126 X_ERRNO=13 X_CMD=$(json_args "$noexec")
+export X_ERROR="failed to run command '$noexec': Permission denied"
+check_report "exec_failed 126 EACCES" "$rep" < <(
+	common_checks
+	exec_checks
+	echo 'backend: the one that tried|r["backend"] == E["EXPECT_BACKEND"]'
+)
+
+noexec=$TMPD/no-shebang
+printf 'exit 0\n' >"$noexec"
+chmod 755 "$noexec"
+rep=$TMPD/enoexec.json
+X_T0=$(now)
+s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
+X_T1=$(now)
+assert_eq "exec_failed ENOEXEC: 126" 126 "$s"
+export X_T0 X_T1 X_STATUS=126 X_ERRNO=8 X_CMD=$(json_args "$noexec")
+export X_ERROR="failed to run command '$noexec': Exec format error"
+check_report "exec_failed 126 ENOEXEC" "$rep" < <(
+	common_checks
+	exec_checks
+)
+
+# --- runx_error ----------------------------------------------------------------------------
+new_marker m
+rep=$TMPD/runxerr.json
+bad=$TMPD/no-such-dir/out
+X_T0=$(now)
+s=$(st runx --report="$rep" -o "$bad" -- sh -c 'touch "$1"' sh "$TMPD/started.$m" 2>"$TMPD/runxerr.err")
+X_T1=$(now)
+assert_eq "runx_error: 125" 125 "$s"
+assert_false "runx_error: the command did not start" test -e "$TMPD/started.$m"
+export X_T0 X_T1 X_STATUS=125 X_CMD=$(json_args sh -c 'touch "$1"' sh "$TMPD/started.$m")
+export X_ERROR="cannot open '$bad': No such file or directory"
+assert_eq "runx_error: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/runxerr.err")"
+check_report runx_error "$rep" < <(
+	common_checks
+	cat <<'EOF'
+reason|r["reason"] == "runx_error"
+error|r["error"] == E["X_ERROR"]
+pid is null|r["pid"] is None
+scope|r["scope"] == "group"
+scope_target is null|r["scope_target"] is None
+backend is null|r["backend"] is None
+exit_code is null|r["exit_code"] is None
+signal is null|r["signal"] is None
+runx_signal is null|r["runx_signal"] is None
+exec_errno is null|r["exec_errno"] is None
+no signals sent|r["signals_sent"] == []
+leftovers_stopped 0|r["leftovers_stopped"] == 0
+killed_after_grace 0|r["killed_after_grace"] == 0
+grace|r["grace"] == 5.0
+EOF
+)
+
+# --- atomic write -------------------------------------------------------------------------
+d=$TMPD/atomic
+mkdir "$d"
+rep=$d/report.json
+head -c 20000 /dev/zero | tr '\0' x >"$rep"
+ln "$rep" "$d/old-link"
+old_inode=$(stat -c %i "$rep")
+s=$(st runx --report="$rep" -- sh -c 'exit 0')
+assert_eq "atomic: exit status 0" 0 "$s"
+assert_eq "atomic: nothing but the report in the directory (no temp file)" \
+	"old-link report.json" "$(cd "$d" && echo *)"
+assert_ne "atomic: the report is a new file (renamed over the old one)" "$old_inode" "$(stat -c %i "$rep")"
+assert_eq "atomic: the old file was not written in place (still 20000 x)" "20000 0" \
+	"$(wc -c <"$d/old-link" | tr -d ' ') $(tr -d x <"$d/old-link" | wc -c | tr -d ' ')"
+export X_T0=0 X_T1=$(now) X_STATUS=0 X_CMD=$(json_args sh -c 'exit 0')
+check_report atomic "$rep" <<<'the new report replaces the old content (no append)|r["reason"] == "exited"'
+# a second run replaces the first report
+s=$(st runx --report="$rep" -- sh -c 'exit 5')
+export X_STATUS=5 X_CMD=$(json_args sh -c 'exit 5')
+check_report atomic "$rep" <<<'a second run replaces the report|r["exit_status"] == 5 and r["command"] == J("X_CMD")'
+assert_eq "atomic: still nothing else in the directory" "old-link report.json" "$(cd "$d" && echo *)"
+
+# --- --report=- goes to stderr ------------------------------------------------------------
+d=$TMPD/dash
+mkdir "$d"
+s=0
+(cd "$d" && runx --report=- -- sh -c 'echo out; echo err >&2; exit 6') >"$TMPD/dash.out" 2>"$TMPD/dash.err" || s=$?
+assert_eq "--report=-: exit status 6" 6 "$s"
+assert_eq "--report=-: stdout is only the command's" out "$(cat "$TMPD/dash.out")"
+assert_eq "--report=-: stderr starts with the command's own" err "$(head -n 1 "$TMPD/dash.err")"
+assert_eq "--report=-: no file named '-' (or anything else) is created" "" "$(ls -A "$d")"
+export REPORT_TEXT=$(tail -n +2 "$TMPD/dash.err")
+export X_T0=0 X_T1=$(now) X_STATUS=6 X_CMD=$(json_args sh -c 'echo out; echo err >&2; exit 6')
+check_report "--report=-" - < <(
+	common_checks
+	echo 'reason|r["reason"] == "exited" and r["exit_code"] == 6'
+)
+unset REPORT_TEXT
+assert_eq "--report=- with stderr closed: exit status unchanged" 6 \
+	"$(st runx --report=- -- sh -c 'exit 6' 2>&-)"
+
+# --- invalid UTF-8 and control characters ------------------------------------------------------
+rep=$TMPD/utf8.json
+a1=$'\xff'
+a2=$'a\x80b\xfe'
+a3=$'caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80'
+a4=$'\x01\x02\x1f\t\n\r"\\/\x7f end'
+a5=$'tail\xc3'
+a6=$'\xc0\xaf'
+s=$(st runx --report="$rep" -- sh -c 'exit 0' "$a1" "$a2" "$a3" "$a4" "$a5" "$a6")
+assert_eq "utf-8: exit status 0" 0 "$s"
+assert_true "utf-8: the report is valid UTF-8" "$PY" -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$rep"
+assert_false "utf-8: no raw control byte in the file (escaped)" \
+	grep -qaP '[\x00-\x08\x0b-\x1f]' "$rep"
+check_report utf-8 "$rep" < <(
+	cat <<'EOF'
+argv[0..1] as given|r["command"][:2] == ["sh", "-c"]
+a lone 0xFF byte is U+FFFD|r["command"][3] == "\ufffd"
+stray continuation and 0xFE bytes are U+FFFD each|r["command"][4] == "a\ufffdb\ufffd"
+valid multi-byte UTF-8 is kept|r["command"][5] == "caf\u00e9 \u20ac \U0001F600"
+control characters round-trip|r["command"][6] == "\x01\x02\x1f\t\n\r\"\\/\x7f end"
+a truncated sequence at the end is U+FFFD|r["command"][7] == "tail\ufffd"
+an overlong encoding is U+FFFD per byte|r["command"][8] == "\ufffd\ufffd"
+seven arguments|len(r["command"]) == 9
+EOF
+)
+
+# --- file mode --------------------------------------------------------------------------------
+for um in 022 027 077 000; do
+	rep=$TMPD/mode-$um.json
+	(umask "$um" && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
+	want=$(printf '%o' $((0666 & ~8#$um)))
+	assert_eq "mode: umask $um gives $want" "$want" "$(stat -c %a "$rep" 2>/dev/null)"
+done
+
+# --- unwritable report path ---------------------------------------------------------------------
+rep=$TMPD/missing-dir/report.json
+s=$(st runx --report="$rep" -- sh -c 'exit 3' 2>"$TMPD/unwritable.err")
+assert_eq "unwritable report: exit status unchanged (3)" 3 "$s"
+assert_match "unwritable report: a message names the file and the reason" \
+	"report.*'$rep'.*No such file or directory" "$(cat "$TMPD/unwritable.err")"
+assert_false "unwritable report: nothing created" test -e "$TMPD/missing-dir"
+s=$(st runx --report="$rep" -- true 2>/dev/null)
+assert_eq "unwritable report: exit status 0 stays 0" 0 "$s"
+
+# the report path is a directory: rename fails; the temp file is removed
+d=$TMPD/isdir
+mkdir -p "$d/report.json"
+s=$(st runx --report="$d/report.json" -- sh -c 'exit 2' 2>"$TMPD/isdir.err")
+assert_eq "report path is a directory: exit status unchanged (2)" 2 "$s"
+assert_match "report path is a directory: message" "report.*$d/report.json" "$(cat "$TMPD/isdir.err")"
+assert_eq "report path is a directory: no temp file left" "report.json" "$(cd "$d" && echo *)"
+
+# --- rusage ------------------------------------------------------------------------------------
+rep=$TMPD/rss.json
+s=$(st runx --report="$rep" -- "$PY" -c 'x = bytearray(50 * 1024 * 1024); x[::4096] = b"\1" * len(x[::4096])')
+assert_eq "rusage: exit status 0" 0 "$s"
+check_report rusage "$rep" <<<'max_rss_kib >= 50000 for a 50 MiB allocation|r["rusage"]["max_rss_kib"] >= 50000'
+rep=$TMPD/cpu.json
+s=$(st runx --report="$rep" -- "$PY" -c '
+import time
+t = time.process_time()
+while time.process_time() - t < 0.3:
+    pass')
+assert_eq "rusage cpu: exit status 0" 0 "$s"
+check_report rusage "$rep" <<<'user_cpu + system_cpu >= 0.25 s for 0.3 s of CPU|r["rusage"]["user_cpu"] + r["rusage"]["system_cpu"] >= 0.25'
+
+done_testing

@@ -1,0 +1,161 @@
+#!/bin/bash
+# Deadline and grace period: -t, -s (names, numbers, 0), -k/--grace
+# (0 = SIGKILL at once), SIGCONT for a stopped command after the first
+# signal.
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# A command that records the first signal it gets, then exits 9.
+# recorder FILE MARKER SIGNAL...
+recorder() {
+	local f=$1 m=$2 sig script=""
+	shift 2
+	for sig in "$@"; do
+		script="$script trap 'echo $sig >>$f; exit 9' $sig;"
+	done
+	echo "$script sleep $m & wait"
+}
+
+# --- -t ---------------------------------------------------------------------
+new_marker m
+assert_eq "-t 0.5: 124" 124 "$(st runx -t 0.5 -- sleep "$m")"
+assert_dead "-t 0.5: dead" "$m"
+new_marker m
+assert_eq "--timeout=500ms: 124" 124 "$(st runx --timeout=500ms -- sleep "$m")"
+assert_dead "--timeout=500ms: dead" "$m"
+new_marker m
+assert_eq "-t 0.01m (GNU form): 124" 124 "$(st runx -t 0.01m -- sleep "$m")"
+assert_dead "-t 0.01m: dead" "$m"
+assert_eq "-t 0 means no limit" 7 "$(st runx -t 0 -- sh -c 'sleep 1; exit 7')"
+assert_eq "-t inf means no limit" 7 "$(st runx -t inf -- sh -c 'sleep 1; exit 7')"
+assert_eq "-t 1e30 (too large: clamped, no limit)" 3 "$(st runx -t 1e30 -- sh -c 'exit 3')"
+new_marker m
+assert_eq "-t 1e-12 (rounded up to 1 ns): 124" 124 "$(st runx -t 1e-12 -- sleep "$m")"
+assert_dead "-t 1e-12: dead" "$m"
+assert_eq "a deadline that does not fire changes nothing" 5 \
+	"$(st runx -t 60 -- sh -c 'sleep 0.2; exit 5')"
+
+# --- -s ---------------------------------------------------------------------
+# check_signal NAME-TEXT SIG-ARG EXPECTED-NAME
+check_signal() {
+	local label=$1 arg=$2 want=$3 f s
+	new_marker m
+	f="$TMPD/sig.$m"
+	s=$(st runx -p -t 0.5 -k 1 -s "$arg" -- sh -c "$(recorder "$f" "$m" TERM INT USR1 HUP)")
+	assert_eq "-s $label: the command got $want first" "$want" "$(head -n1 "$f" 2>/dev/null)"
+	assert_eq "-s $label: -p gives the handler's status" 9 "$s"
+	assert_dead "-s $label: dead" "$m"
+}
+check_signal TERM TERM TERM
+check_signal INT INT INT
+check_signal USR1 USR1 USR1
+check_signal sigusr1 sigusr1 USR1
+check_signal 10 10 USR1
+check_signal SIGHUP SIGHUP HUP
+
+new_marker m
+f="$TMPD/sig.$m"
+assert_eq "-s INT without -p: 124" 124 \
+	"$(st runx -t 0.5 -k 1 -s INT -- sh -c "$(recorder "$f" "$m" INT)")"
+assert_eq "-s INT without -p: the handler ran" INT "$(cat "$f" 2>/dev/null)"
+assert_dead "-s INT without -p: dead" "$m"
+
+# -s 0: nothing is sent first; only SIGKILL after the grace period.
+new_marker m
+f="$TMPD/sig.$m"
+s=$(st runx -p -t 0.5 -s 0 -k 0.5 -- sh -c "$(recorder "$f" "$m" TERM INT HUP USR1 CONT)")
+assert_eq "-s 0: -p gives 137 (only SIGKILL)" 137 "$s"
+assert_false "-s 0: the command got no signal before SIGKILL" test -e "$f"
+assert_dead "-s 0: dead" "$m"
+new_marker m
+assert_eq "-s 0 without -p: 124" 124 "$(st runx -t 0.5 -s 0 -k 0.5 -- sleep "$m")"
+assert_dead "-s 0 without -p: dead" "$m"
+
+# -s KILL: killed at once.
+new_marker m
+assert_eq "-s KILL -p: 137" 137 \
+	"$(st runx -p -t 0.5 -s KILL -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "-s KILL: dead" "$m"
+
+# --- -k / --grace -----------------------------------------------------------
+# A TERM-ignoring command needs the SIGKILL.
+new_marker m
+assert_eq "-k 0.5 with TERM ignored: -p 137" 137 \
+	"$(st runx -p -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "-k 0.5 with TERM ignored: dead" "$m"
+new_marker m
+assert_eq "--grace=0.5 with TERM ignored: -p 137" 137 \
+	"$(st runx -p -t 0.5 --grace=0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "--grace with TERM ignored: dead" "$m"
+new_marker m
+assert_eq "--kill-after=500ms with TERM ignored: 124" 124 \
+	"$(st runx -t 0.5 --kill-after=500ms -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "--kill-after with TERM ignored: dead" "$m"
+
+# -k 0: SIGKILL right after the first signal, even for a TERM handler that
+# would take its time.
+new_marker m
+f="$TMPD/slow.$m"
+assert_eq "-k 0: -p 137 although the command handles TERM" 137 \
+	"$(st runx -p -t 0.5 -k 0 -- sh -c "trap 'sleep 2; touch $f; exit 3' TERM; sleep $m & wait")"
+assert_dead "-k 0: dead" "$m"
+assert_false "-k 0: the TERM handler did not finish" test -e "$f"
+
+# The grace period lets a TERM handler finish its work.
+new_marker m
+f="$TMPD/graceful.$m"
+assert_eq "grace: a slow TERM handler finishes and sets the status (-p)" 3 \
+	"$(st runx -p -t 0.5 -k 20 -- sh -c "trap 'sleep 0.5; echo done >$f; exit 3' TERM; sleep $m & wait")"
+assert_eq "grace: the handler's work is done" done "$(cat "$f" 2>/dev/null)"
+assert_dead "grace: dead" "$m"
+
+# TERM-ignoring command with -k 0: no hang, 124.
+new_marker m
+assert_eq "-k 0 with TERM ignored: 124" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 0 -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "-k 0 with TERM ignored: dead" "$m"
+
+# --- a stopped command gets SIGCONT after the first signal --------------------
+# The command stops itself; at the deadline it gets TERM (pending while
+# stopped) and SIGCONT, and its handler runs.
+new_marker m
+f="$TMPD/cont.$m"
+assert_eq "stopped command (deadline): handler runs, -p gives its status" 3 \
+	"$(st runx -p -t 1.5 -k 20 -- sh -c "trap 'echo TERM >$f; exit 3' TERM; kill -STOP \$\$; sleep $m & wait")"
+assert_eq "stopped command (deadline): handler wrote its file" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "stopped command (deadline): dead" "$m"
+
+# Deterministic variant: the test stops the command, checks it is stopped,
+# then the deadline comes.
+new_marker m
+f="$TMPD/cont2.$m"
+runx_bg -p -t 3 -k 20 -- sh -c "trap 'echo TERM >$f; exit 4' TERM; echo \$\$ >$TMPD/pid.$m; sleep $m & wait"
+if wait_file "$TMPD/pid.$m" && [ -s "$TMPD/pid.$m" ]; then
+	cpid=$(cat "$TMPD/pid.$m")
+	kill -STOP "$cpid"
+	i=0
+	while [ "$(stat_field "$cpid" 3)" != T ] && [ $i -lt 200 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	assert_eq "stopped command: it is stopped before the deadline" T "$(stat_field "$cpid" 3)"
+else
+	not_ok "stopped command: it is stopped before the deadline" "the command never started"
+fi
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "stopped command: continued, handler's status" 4 "$WAIT_STATUS"
+assert_eq "stopped command: handler wrote its file" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "stopped command: dead" "$m"
+
+# A stopped TERM-ignoring command is still killed after the grace period.
+new_marker m
+assert_eq "stopped, TERM-ignoring command: 124" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m & kill -STOP \$\$; wait")"
+assert_dead "stopped, TERM-ignoring command: dead" "$m"
+
+done_testing

@@ -1,0 +1,135 @@
+#!/bin/bash
+# Tree scope (--kill-scope=tree): runx is a child subreaper, so a
+# double-forked setsid escapee is re-parented to it and stopped (deadline,
+# cleanup after the command exits, SIGTERM to runx, --wait-all).  The same
+# escapee survives the group scope: that is the group scope's documented
+# limit (the test checks it survives, then kills it itself).
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
+# "sleep MARKER" behind (setsid -w returns once the inner shell, which
+# only starts the sleep in the background, has exited).
+escapee() {
+	echo "setsid -w sh -c \"${2:+$2; }sleep $1 >/dev/null 2>&1 &\""
+}
+
+# --- the escapee is a real escapee -------------------------------------------------
+new_marker m
+runx --kill-scope=child -- sh -c "$(escapee "$m")"
+pid=$(marked_pids "$m" | head -n1)
+if [ -n "$pid" ]; then
+	sid=$(stat_field "$pid" 6)
+	assert_ne "setup: the escapee is in another session than the test" "$(stat_field $$ 6)" "$sid"
+	assert_eq "setup: the escapee's process group is its new session's (setsid worked)" \
+		"$(stat_field "$pid" 5)" "$sid"
+else
+	not_ok "setup: the escapee exists"
+	not_ok "setup: the escapee is not in the command's group"
+fi
+kill_marked "$m"
+
+# --- deadline --------------------------------------------------------------------------
+new_marker m
+assert_eq "tree, deadline: 124" 124 \
+	"$(st runx --kill-scope=tree -t 1 -k 0.5 -- sh -c "$(escapee "$m"); sleep $m; :")"
+assert_dead "tree, deadline: the setsid escapee is dead" "$m"
+
+new_marker m
+assert_eq "tree, deadline, TERM-ignoring escapee: 124" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t 1 -k 0.5 -- sh -c "$(escapee "$m" "trap '' TERM"); sleep $m; :")"
+assert_dead "tree, deadline, TERM-ignoring escapee: dead" "$m"
+
+# A deeper escape: an orphaned grandchild of a setsid'ed double fork.
+new_marker m
+assert_eq "tree, deadline, nested escape: 124" 124 \
+	"$(st runx --kill-scope=tree -t 1 -k 0.5 -- sh -c "(setsid sh -c '(sh -c \"sleep $m & sleep $m\" &) ; :' &) ; sleep $m; :")"
+assert_dead "tree, deadline, nested escape: dead" "$m"
+
+# --- cleanup after the command exits ---------------------------------------------------
+new_marker m
+assert_eq "tree, cleanup: the command's own status" 6 \
+	"$(st runx --kill-scope=tree -k 0.5 -- sh -c "$(escapee "$m"); exit 6")"
+assert_dead "tree, cleanup: the setsid escapee is stopped before runx exits" "$m"
+
+new_marker m
+assert_eq "tree, cleanup, TERM-ignoring escapee: status 6" 6 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -k 0.5 -- sh -c "$(escapee "$m" "trap '' TERM"); exit 6")"
+assert_dead "tree, cleanup, TERM-ignoring escapee: dead" "$m"
+
+# The escapee gets the first signal (its TERM handler runs).
+new_marker m
+f="$TMPD/tree-term.$m"
+assert_eq "tree, cleanup, escapee with a TERM handler: status 6" 6 \
+	"$(st runx --kill-scope=tree -k 20 -- sh -c "setsid -w sh -c \"sh -c 'trap \\\"echo TERM >$f; exit 0\\\" TERM; echo >$f.ready; sleep $m & wait' >/dev/null 2>&1 &\"; while [ ! -e $f.ready ]; do sleep 0.02; done; exit 6")"
+assert_eq "tree, cleanup: the escapee's TERM handler ran" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "tree, cleanup, TERM handler: dead" "$m"
+
+# --- SIGTERM to runx reaches the escapee ---------------------------------------------------
+new_marker m
+f="$TMPD/tree-sig.$m"
+runx_bg --kill-scope=tree -k 20 -- sh -c "setsid -w sh -c \"sh -c 'trap \\\"echo TERM >$f; exit 0\\\" TERM; echo >$f.ready; sleep $m & wait' >/dev/null 2>&1 &\"; sleep $m; :"
+if wait_file "$f.ready"; then
+	kill -TERM "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 40
+	assert_eq "tree, SIGTERM to runx: 143" 143 "$WAIT_STATUS"
+	assert_eq "tree, SIGTERM to runx: forwarded to the escapee" TERM "$(cat "$f" 2>/dev/null)"
+else
+	kill -KILL "$RUNX_PID"
+	not_ok "tree, SIGTERM to runx" "never ready"
+fi
+assert_dead "tree, SIGTERM to runx: dead" "$m"
+
+# --- --wait-all -------------------------------------------------------------------------------
+f="$TMPD/tree-waitall"
+assert_eq "tree --wait-all: the command's own status" 3 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree --wait-all -- sh -c "setsid -w sh -c '(sleep 0.5; echo done >$f) >/dev/null 2>&1 &'; exit 3")"
+assert_eq "tree --wait-all: runx waited for the escapee" done "$(cat "$f" 2>/dev/null)"
+
+new_marker m
+assert_eq "tree --wait-all: the deadline bounds it (124)" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree --wait-all -t 1 -k 0.5 -- sh -c "$(escapee "$m"); exit 3")"
+assert_dead "tree --wait-all: the escapee is dead" "$m"
+
+# --- a process outside the tree is not touched --------------------------------------------------
+new_marker outside
+sleep "$outside" &
+outside_pid=$!
+new_marker m
+assert_eq "tree: deadline 124 (outsider check)" 124 "$(st runx --kill-scope=tree -t 0.5 -- sleep "$m")"
+assert_true "tree: a process outside runx's tree survives" pid_alive "$outside_pid"
+kill -KILL "$outside_pid" 2>/dev/null
+wait "$outside_pid" 2>/dev/null
+
+# --- the group scope's known limit: a setsid escapee gets away --------------------------------------
+new_marker m
+assert_eq "group, cleanup: the command's own status" 6 \
+	"$(st runx -k 0.5 -- sh -c "$(escapee "$m"); exit 6")"
+assert_eq "group scope (known limit): the setsid escapee survives cleanup" 1 "$(marked_count "$m")"
+kill_marked "$m"
+
+new_marker m
+assert_eq "group, deadline: 124" 124 \
+	"$(st runx -t 1 -k 0.5 -- sh -c "$(escapee "$m"); sleep $m; :")"
+# the command's own "sleep $m" is dead; the escapee is not
+assert_eq "group scope (known limit): the setsid escapee survives the deadline" 1 "$(marked_count "$m")"
+kill_marked "$m"
+
+# More leftovers than runx watches at once (150 TERM-ignoring sleeps).
+new_marker m
+assert_eq "tree: 150 TERM-ignoring leftovers: the command's status" 4 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -k 0.5 -- sh -c "trap '' TERM; i=0; while [ \$i -lt 150 ]; do sleep $m & i=\$((i + 1)); done; exit 4")"
+assert_dead "tree: 150 leftovers: all dead" "$m"
+
+# A fork storm of TERM-ignoring processes during the stop.
+new_marker m
+assert_eq "tree: fork storm at the deadline: 124" 124 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t 0.5 -k 0.5 -- sh -c "trap '' TERM; while :; do sh -c 'sleep $m & sleep $m' & done")"
+assert_dead "tree: fork storm: all dead" "$m"
+
+done_testing

@@ -1,0 +1,110 @@
+#!/bin/bash
+# -v/--verbose: one 'runx: ' line per decision on stderr; silent without
+# -v; a closed or broken stderr never changes the exit status.
+. "$TESTLIB"
+
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# all_prefixed FILE: every line starts with "runx: " (and there is one).
+all_prefixed() {
+	[ -s "$1" ] && ! grep -qv '^runx: ' "$1"
+}
+
+# --- silent without -v ------------------------------------------------------
+new_marker m
+runx -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :" 2>"$TMPD/quiet"
+assert_eq "without -v: nothing on stderr (deadline and SIGKILL)" "" "$(cat "$TMPD/quiet")"
+assert_dead "without -v: dead" "$m"
+
+# --- a deadline needing SIGKILL ---------------------------------------------------
+new_marker m
+s=$(st runx -v -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m; :" 2>"$TMPD/v1")
+assert_eq "-v deadline: 124" 124 "$s"
+assert_dead "-v deadline: dead" "$m"
+if all_prefixed "$TMPD/v1"; then ok "-v: every line is prefixed 'runx: '"; else
+	not_ok "-v: every line is prefixed 'runx: '" "$(cat "$TMPD/v1")"; fi
+v=$(cat "$TMPD/v1")
+assert_match "-v: says the deadline fired" "runx: [^
+]*deadline" "$v"
+assert_match "-v: says SIGTERM went to the process group" "runx: [^
+]*SIGTERM[^
+]*process group" "$v"
+assert_match "-v: says how many were alive after the grace period" "runx: [^
+]*[0-9]+ process(es)? still alive" "$v"
+assert_match "-v: says exactly 3 processes (sh and two sleeps) were still alive" "runx: ([^
+]*[^0-9])?3 processes still alive" "$v"
+assert_match "-v: says SIGKILL was sent" "runx: [^
+]*SIGKILL" "$v"
+
+# --- cleanup of leftovers --------------------------------------------------------
+new_marker m
+s=$(st runx --verbose -k 0.5 -- sh -c "sleep $m & exit 3" 2>"$TMPD/v2")
+assert_eq "--verbose leftovers: command's status" 3 "$s"
+assert_dead "--verbose leftovers: dead" "$m"
+if all_prefixed "$TMPD/v2"; then ok "--verbose leftovers: all lines prefixed"; else
+	not_ok "--verbose leftovers: all lines prefixed" "$(cat "$TMPD/v2")"; fi
+assert_match "--verbose: says leftovers are stopped" "runx: [^
+]*leftover" "$(cat "$TMPD/v2")"
+
+# --- a signal to runx -------------------------------------------------------------
+new_marker m
+runx_bg -v -k 5 -- sh -c "echo >$TMPD/ready.$m; exec sleep $m" 2>"$TMPD/v3"
+if wait_file "$TMPD/ready.$m" && wait_marked "$m" 2; then
+	kill -INT "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 40
+	assert_eq "-v, SIGINT to runx: 130" 130 "$WAIT_STATUS"
+	assert_match "-v: says it received SIGINT" "runx: [^
+]*SIGINT" "$(cat "$TMPD/v3")"
+else
+	kill -KILL "$RUNX_PID"
+	not_ok "-v, SIGINT to runx" "never ready"
+fi
+assert_dead "-v, SIGINT: dead" "$m"
+
+# The command's own stderr is not prefixed: only runx's lines are.
+out=$(runx -v -- sh -c 'echo mine >&2' 2>&1 >/dev/null)
+assert_match "-v: the command's own stderr line is passed as is" "(^|
+)mine(
+|\$)" "$out"
+
+# --- stderr closed: the status does not change -----------------------------------------
+new_marker m
+assert_eq "stderr closed, -v deadline: 124" 124 \
+	"$(st runx -v -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :" 2>&-)"
+assert_dead "stderr closed: dead" "$m"
+assert_eq "stderr closed, -v: command's status 3" 3 "$(st runx -v -- sh -c 'exit 3' 2>&-)"
+assert_eq "stderr closed, -v: command's status 0" 0 "$(st runx -v -- true 2>&-)"
+new_marker m
+assert_eq "stderr closed, -v -p: 143" 143 "$(st runx -v -p -t 0.5 -- sleep "$m" 2>&-)"
+assert_dead "stderr closed, -p: dead" "$m"
+assert_eq "stderr closed, -v, exec failure: 127" 127 "$(st runx -v -- no-such-command-$$ 2>&-)"
+assert_eq "stderr closed, command writes to stderr: its status 4" 4 \
+	"$(st runx -v -- sh -c 'echo x >&2; exit 4' 2>&-)"
+assert_eq "stderr closed: bad option still 125" 125 "$(st runx -v -t bogus -- true 2>&-)"
+
+# --- stderr a broken pipe ------------------------------------------------------------------
+# broken_status RUNX-ARGS...: runx's status with stderr a pipe whose reader
+# has exited (and stdout discarded).
+broken_status() {
+	runx "$@" 2>&1 >/dev/null | (exit 0)
+	echo "${PIPESTATUS[0]}"
+}
+new_marker m
+assert_eq "broken stderr, -v deadline needing SIGKILL: 124" 124 \
+	"$(broken_status -v -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+assert_dead "broken stderr: dead" "$m"
+assert_eq "broken stderr, -v: command's status 3" 3 \
+	"$(broken_status -v -- sh -c 'sleep 0.3; exit 3')"
+new_marker m
+assert_eq "broken stderr, -v -p: 143" 143 "$(broken_status -v -p -t 0.5 -- sleep "$m")"
+assert_dead "broken stderr, -p: dead" "$m"
+new_marker m
+assert_eq "broken stderr, -v leftovers: command's status 5" 5 \
+	"$(broken_status -v -k 0.5 -- sh -c "sleep 0.3; sleep $m & exit 5")"
+assert_dead "broken stderr, leftovers: dead" "$m"
+
+done_testing
