@@ -251,7 +251,10 @@ static int finish(struct job *job, int status)
 	rep->opts = job->opts;
 	rep->scope = runx_scope_kind_name(
 		job->scope_ready ? job->scope.kind : job->opts->scope);
-	rep->scope_where = job->scope_ready ? job->scope_where : NULL;
+	/* no process ran: nothing was ever in the scope */
+	rep->scope_where = job->scope_ready && job->child.pid > 0
+				   ? job->scope_where
+				   : NULL;
 	rep->backend = job->req.path != NULL
 			       ? runx_launch_kind_name(job->req.backend)
 			       : NULL;

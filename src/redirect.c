@@ -27,6 +27,13 @@ int runx_stdio_guard(void)
 	return 0;
 }
 
+bool runx_stdio_was_closed(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	return flags < 0 || (flags & FD_CLOEXEC) != 0;
+}
+
 static int open_file(const char *path, int flags, struct runx_stdio *s,
 		     int slot, char *err, size_t errsize)
 {

@@ -26,6 +26,13 @@ struct runx_stdio {
 int runx_stdio_guard(void);
 
 /*
+ * True if fd (0, 1 or 2) was closed when runx started, that is, it is one
+ * of runx_stdio_guard()'s close-on-exec placeholders: a descriptor runx
+ * inherited across execve(2) cannot have FD_CLOEXEC set.  No errors.
+ */
+bool runx_stdio_was_closed(int fd);
+
+/*
  * Opens the redirect files of opts (stdin O_RDONLY; stdout/stderr
  * O_WRONLY|O_CREAT with mode 0666 & ~umask, O_TRUNC or with -a O_APPEND;
  * all O_CLOEXEC|O_NOCTTY).  -o F -e F naming one file (same device and

@@ -20,7 +20,12 @@ static void close_stream(struct runx_relay_stream *s)
 	s->src = s->dst = -1;
 }
 
-/* One stream: a pipe whose write end goes to the child, dst dup'd. */
+/*
+ * One stream: a pipe whose write end goes to the child, dst dup'd.  The
+ * pipe is enlarged to RUNX_RELAY_PIPE_SIZE where the system allows it
+ * (F_SETPIPE_SZ, fcntl(2); capped by /proc/sys/fs/pipe-max-size), so that
+ * each splice(2) moves more and the supervisor wakes less often.
+ */
 static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
 {
 	int p[2];
@@ -32,6 +37,8 @@ static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
 	s->src = p[0];
 	*child_end = p[1];
 	s->use_splice = true;
+	int size = fcntl(p[0], F_SETPIPE_SZ, RUNX_RELAY_PIPE_SIZE);
+	s->chunk = size > 0 ? (size_t)size : RUNX_RELAY_BUFSIZE;
 	s->dst = fcntl(dst, F_DUPFD_CLOEXEC, 3);
 	if (s->dst < 0 || fcntl(s->src, F_SETFL, O_NONBLOCK) < 0) {
 		int e = errno;
@@ -43,30 +50,45 @@ static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
 	return 0;
 }
 
+/*
+ * Where the command's fd slot would go without the relay: its redirect or
+ * runx's own fd, or -1 if that is a descriptor that was closed when runx
+ * started (the command must find it closed too).
+ */
+static int destination(const struct runx_stdio *stdio, int slot)
+{
+	int fd = stdio->source[slot] >= 0 ? stdio->source[slot] : slot;
+
+	/* files runx opened are above 2: runx_stdio_guard() holds 0-2 */
+	return fd <= 2 && runx_stdio_was_closed(fd) ? -1 : fd;
+}
+
 int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 {
-	int out_dst = stdio->source[1] >= 0 ? stdio->source[1] : 1;
-	int err_dst = stdio->source[2] >= 0 ? stdio->source[2] : 2;
-	bool shared = stdio->source[2] >= 0 && err_dst == out_dst;
-	int ret;
+	int dst[3] = {-1, destination(stdio, 1), destination(stdio, 2)};
+	int source[3] = {-1, stdio->source[1], stdio->source[2]};
 
 	r->nstreams = 0;
 	r->child_end[0] = r->child_end[1] = -1;
-	ret = open_stream(&r->stream[0], out_dst, &r->child_end[0]);
-	if (ret < 0)
-		return ret;
-	r->nstreams = 1;
-	if (!shared) {
-		ret = open_stream(&r->stream[1], err_dst, &r->child_end[1]);
+	for (int slot = 1; slot <= 2; slot++) {
+		if (dst[slot] < 0)
+			continue; /* closed: stays closed in the command */
+		if (slot == 2 && stdio->source[2] >= 0 && dst[2] == dst[1]) {
+			source[2] = source[1]; /* -m, -o F -e F: one pipe */
+			continue;
+		}
+		int i = r->nstreams;
+		int ret = open_stream(&r->stream[i], dst[slot], &r->child_end[i]);
 		if (ret < 0) {
 			runx_relay_launched(r);
 			runx_relay_finish(r);
 			return ret;
 		}
-		r->nstreams = 2;
+		r->nstreams++;
+		source[slot] = r->child_end[i];
 	}
-	stdio->source[1] = r->child_end[0];
-	stdio->source[2] = shared ? r->child_end[0] : r->child_end[1];
+	stdio->source[1] = source[1];
+	stdio->source[2] = source[2];
 	return 0;
 }
 
@@ -126,7 +148,7 @@ static ssize_t move_chunk(struct runx_relay_stream *s)
 	ssize_t n;
 
 	if (s->use_splice) {
-		n = splice(s->src, NULL, s->dst, NULL, RUNX_RELAY_BUFSIZE,
+		n = splice(s->src, NULL, s->dst, NULL, s->chunk,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0)
 			return n;
@@ -180,18 +202,51 @@ size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n)
 	return moved;
 }
 
+/* True if the pipe has something to read (or reached EOF) right now. */
+static bool readable_now(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * Moves what is in the pipe now, waiting for a full destination as a
+ * blocking writer would, but at most RUNX_RELAY_STALL_MS without progress;
+ * at most RUNX_RELAY_DRAIN_CHUNKS chunks, for a writer outside the scope
+ * that never stops.
+ */
+static void drain(struct runx_relay_stream *s)
+{
+	int chunks = 0;
+
+	while (s->src >= 0 && chunks < RUNX_RELAY_DRAIN_CHUNKS) {
+		if (s->dst_full || s->len > 0) {
+			struct pollfd p = {.fd = s->dst, .events = POLLOUT};
+			int n = poll(&p, 1, RUNX_RELAY_STALL_MS);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break; /* the reader stalled: drop the rest */
+			s->dst_full = false;
+			if (s->len > 0 && !flush_buffer(s))
+				break;
+			continue;
+		}
+		if (!readable_now(s->src))
+			break; /* empty */
+		ssize_t m = move_chunk(s);
+		if (m < 0)
+			break;
+		chunks++;
+	}
+}
+
 void runx_relay_finish(struct runx_relay *r)
 {
 	for (int i = 0; i < r->nstreams; i++) {
 		struct runx_relay_stream *s = &r->stream[i];
-		/* bounded: 1024 chunks, then whatever is left is dropped */
-		for (int rounds = 0; s->src >= 0 && rounds < 1024; rounds++) {
-			if (s->len > 0 && !flush_buffer(s))
-				break;
-			s->dst_full = false;
-			if (move_chunk(s) <= 0)
-				break;
-		}
+		drain(s);
 		if (s->src >= 0 || s->dst >= 0)
 			close_stream(s);
 	}

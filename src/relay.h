@@ -12,13 +12,17 @@
 
 #include "redirect.h"
 
-#define RUNX_RELAY_BUFSIZE (64 * 1024)
+#define RUNX_RELAY_BUFSIZE (64 * 1024)  /* read/write fallback buffer */
+#define RUNX_RELAY_PIPE_SIZE (1024 * 1024) /* asked of F_SETPIPE_SZ */
+#define RUNX_RELAY_STALL_MS 5000 /* at the end: wait for a slow reader */
+#define RUNX_RELAY_DRAIN_CHUNKS 1024 /* at the end: chunks moved at most */
 
 struct runx_relay_stream {
 	int src;        /* read end of the pipe (O_NONBLOCK), -1 once closed */
 	int dst;        /* a dup of where the bytes go, owned */
 	bool use_splice; /* splice(2) works for this dst */
 	bool dst_full;  /* wait for POLLOUT on dst before moving more */
+	size_t chunk;   /* bytes per splice(2): the pipe's capacity */
 	char *buf;      /* read/write fallback: bytes not yet written */
 	size_t off, len;
 };
@@ -34,7 +38,9 @@ struct runx_relay {
  * both when they go to the same place: -m, or -o F -e F) and their
  * destination in *stdio (a redirect file or runx's own fd 1/2, which the
  * relay dups and owns).  Changes stdio->source[1] and [2] to the pipes'
- * write ends.  All fds O_CLOEXEC.  Returns 0 or -errno (nothing left open).
+ * write ends.  A stream whose fd was closed when runx started gets no pipe
+ * and stays closed in the command.  All fds O_CLOEXEC.  Returns 0 or
+ * -errno (nothing left open).
  */
 int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio);
 
@@ -59,9 +65,12 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p);
 size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
 
 /*
- * At the end: moves what can be read now without waiting (bounded: a
- * process outside the scope that still holds the pipe must not keep runx),
- * then closes everything.
+ * At the end: delivers what is still in the pipes, waiting for a slow
+ * reader as a blocking writer would, but giving up after
+ * RUNX_RELAY_STALL_MS milliseconds in which the destination accepted
+ * nothing, or after RUNX_RELAY_DRAIN_CHUNKS chunks (a process outside the
+ * scope that still holds and fills the pipe must not keep runx); then
+ * closes everything.  Never fails.
  */
 void runx_relay_finish(struct runx_relay *r);
 
