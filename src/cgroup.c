@@ -189,6 +189,13 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 		runx_cgroup_remove(cg);
 		return -e;
 	}
+	/* as /proc/PID/cgroup names it: runx's own path, then "/runx-..." */
+	char mine[PATH_MAX];
+	cg->rel[0] = '\0';
+	if (own_cgroup_path(mine, sizeof(mine)) == 0)
+		snprintf(cg->rel, sizeof(cg->rel), "%s%s",
+			 strcmp(mine, "/") == 0 ? "" : mine,
+			 strrchr(cg->path, '/'));
 	return 0;
 }
 
@@ -249,8 +256,10 @@ int runx_cgroup_each_pid(struct runx_cgroup *cg,
 
 bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid)
 {
-	char path[64], text[PATH_MAX + 64], mine[PATH_MAX];
+	char path[64], text[PATH_MAX + 64];
 
+	if (cg->rel[0] == '\0')
+		return false;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	if (read_file(path, text, sizeof(text)) < 0)
 		return false;
@@ -259,15 +268,8 @@ bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid)
 		return false;
 	line += 3;
 	line[strcspn(line, "\n")] = '\0';
-	/* the job's path relative to the mount ends in ".../runx-..." */
-	const char *base = strrchr(cg->path, '/');
-	if (base == NULL || own_cgroup_path(mine, sizeof(mine)) < 0)
-		return false;
-	char want[PATH_MAX + 64];
-	snprintf(want, sizeof(want), "%s%s",
-		 strcmp(mine, "/") == 0 ? "" : mine, base);
-	size_t wl = strlen(want);
-	return strncmp(line, want, wl) == 0 &&
+	size_t wl = strlen(cg->rel);
+	return strncmp(line, cg->rel, wl) == 0 &&
 	       (line[wl] == '\0' || line[wl] == '/');
 }
 

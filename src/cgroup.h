@@ -16,6 +16,8 @@ struct runx_cgroup {
 	int procs_fd;  /* its cgroup.procs, O_WRONLY: the fork/vfork child
 			* writes "0" there before execve */
 	int events_fd; /* its cgroup.events: POLLPRI when "populated" flips */
+	char rel[PATH_MAX]; /* the path as /proc/PID/cgroup shows it ("" if
+			     * runx's own cgroup could not be read) */
 };
 
 /*

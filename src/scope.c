@@ -359,7 +359,7 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	return 0;
 }
 
-int runx_scope_signal(struct runx_scope *s, int sig)
+int runx_scope_signal(struct runx_scope *s, int sig, bool count)
 {
 	int watch_none;
 
@@ -371,7 +371,7 @@ int runx_scope_signal(struct runx_scope *s, int sig)
 			return errno == ESRCH ? 0 : -errno;
 		return 1;
 	case RUNX_SCOPE_GROUP: {
-		int n = runx_scope_census(s, NULL, 0, &watch_none);
+		int n = count ? runx_scope_census(s, NULL, 0, &watch_none) : 1;
 		if (kill(-s->child, sig) < 0)
 			return errno == ESRCH ? 0 : -errno;
 		return n > 0 ? n : 1;

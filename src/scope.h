@@ -48,10 +48,14 @@ void runx_scope_child_reaped(struct runx_scope *s);
  * Sends signal number sig to every live process of the scope: the child
  * via pidfd_send_signal(2); the process group with kill(2) of -pgid (one
  * call reaches every member atomically, fork included, kill(2)); the tree
- * with a pidfd per descendant.  Returns the number of processes reached,
- * or -errno.  ESRCH (nothing left) counts as 0 reached.
+ * with a pidfd per descendant; the cgroup per pid from cgroup.procs, and
+ * SIGKILL with cgroup.kill (Documentation/admin-guide/cgroup-v2.rst).
+ * Returns the number of processes reached, or -errno; ESRCH (nothing
+ * left) counts as 0 reached.  The process group has no member list: with
+ * count false it is not counted (a /proc scan would delay the signal) and
+ * 1 stands for "some"; with count true it is counted before the kill(2).
  */
-int runx_scope_signal(struct runx_scope *s, int sig);
+int runx_scope_signal(struct runx_scope *s, int sig, bool count);
 
 /*
  * Counts the live processes of the scope (zombies are dead).  Opens a pidfd

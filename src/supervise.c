@@ -44,6 +44,7 @@ struct supervisor {
 	enum phase phase;
 	bool timed_out;
 	int64_t start_ns;
+	bool count; /* count the processes each signal reaches */
 	int watch[MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope */
@@ -164,7 +165,7 @@ static void record_signal(struct supervisor *s, int sig, int reached)
 static void send_to_scope(struct supervisor *s, int sig, const char *why)
 {
 	char name[32], where[PATH_MAX + 32];
-	int reached = runx_scope_signal(s->scope, sig);
+	int reached = runx_scope_signal(s->scope, sig, s->count);
 
 	if (reached < 0) {
 		runx_error("cannot send %s to %s: %s",
@@ -242,7 +243,7 @@ static void escalate(struct supervisor *s)
 static void on_recheck(struct supervisor *s)
 {
 	if (s->phase == KILLING && census(s) > 0)
-		runx_scope_signal(s->scope, SIGKILL);
+		runx_scope_signal(s->scope, SIGKILL, false);
 }
 
 /*
@@ -409,7 +410,7 @@ static void on_idle_timer(struct supervisor *s)
 
 /* One poll(2) round; returns -errno only if poll itself failed. */
 struct events {
-	bool deadline, grace, recheck, idle;
+	bool signals, child, deadline, grace, recheck, idle;
 };
 
 static int wait_events(struct supervisor *s, struct events *ev)
@@ -437,6 +438,8 @@ static int wait_events(struct supervisor *s, struct events *ev)
 						 .events = POLLIN};
 	if (poll(p, (nfds_t)n, -1) < 0)
 		return errno == EINTR ? 0 : -errno;
+	ev->signals = p[0].revents != 0;
+	ev->child = p[3].revents != 0;
 	ev->deadline = timer_fired(s->deadline_fd, &p[1]);
 	ev->grace = timer_fired(s->grace_fd, &p[2]);
 	ev->recheck = timer_fired(s->recheck_fd, &p[4]);
@@ -449,13 +452,16 @@ static int wait_events(struct supervisor *s, struct events *ev)
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		struct events ev = {false, false, false, false};
+		struct events ev = {false, false, false, false, false, false};
 		int r = wait_events(s, &ev);
 
 		if (r < 0)
 			return r;
-		drain_signals(s);
-		reap(s);
+		/* a relay round touches neither: no system calls for them */
+		if (ev.signals)
+			drain_signals(s);
+		if (ev.signals || ev.child)
+			reap(s); /* every child's death also queues SIGCHLD */
 		if (s->exited && s->phase == RUNNING)
 			on_command_exit(s);
 		if (ev.deadline)
@@ -471,6 +477,26 @@ static int supervise_loop(struct supervisor *s)
 			s->phase = DONE;
 	}
 	return 0;
+}
+
+/*
+ * The way out when poll(2) itself fails (it should not: ENOMEM): SIGKILL
+ * the whole scope, reap, and repeat every 10 ms until the census finds it
+ * empty, for at most 10 s.  The only sleeping loop in runx.
+ */
+static void kill_without_poll(struct supervisor *s)
+{
+	const struct timespec tick = {0, 10000000};
+
+	for (int round = 0; round < 1000; round++) {
+		runx_scope_signal(s->scope, SIGKILL, false);
+		reap(s);
+		if (s->exited && census(s) == 0)
+			return;
+		nanosleep(&tick, NULL);
+	}
+	runx_error("%d process%s still alive 10 s after SIGKILL", s->live,
+		   s->live == 1 ? "" : "es");
 }
 
 /* Opens a CLOCK_MONOTONIC timerfd; -errno on failure. */
@@ -516,6 +542,8 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 		.pidfd = pidfd,
 		.phase = RUNNING,
 		.start_ns = start_ns,
+		/* counts are read only by -v and --report */
+		.count = opts->verbose || opts->report_path != NULL,
 	};
 	int r = 0;
 
@@ -530,17 +558,9 @@ int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
 	}
 	r = supervise_loop(&s);
 	if (r < 0) {
-		runx_error("event loop failed: %s", strerror(-r));
-		runx_scope_signal(scope, SIGKILL);
-		while (!s.exited) {
-			int status;
-			if (waitpid(child, &status, 0) == child) {
-				s.exited = true;
-				res->wait_status = status;
-			} else if (errno != EINTR) {
-				break;
-			}
-		}
+		runx_error("event loop failed: %s; killing the %s scope",
+			   strerror(-r), runx_scope_kind_name(scope->kind));
+		kill_without_poll(&s);
 		s.error = r;
 	}
 	close_watches(&s);
