@@ -71,24 +71,30 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-/* True if the cgroup directory dir lists pid in its cgroup.procs. */
+/*
+ * True if the cgroup directory dir lists pid in its cgroup.procs, read as
+ * a stream (the list has no size bound: a fork storm elsewhere in the same
+ * cgroup can make it long).  The kernel reads the list while processes
+ * come and go (cgroup-v2.rst: "cgroup.procs ... unordered"), so a miss is
+ * re-read a few times before it counts.
+ */
 static bool dir_holds_pid(const char *dir, pid_t pid)
 {
-	char path[PATH_MAX + 16], text[65536];
+	char path[PATH_MAX + 16];
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	if (read_file(path, text, sizeof(text)) < 0)
-		return false;
-	for (char *p = text; *p;) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (v == pid)
+	for (int attempt = 0; attempt < 3; attempt++) {
+		FILE *f = fopen(path, "re");
+		long v;
+		bool found = false;
+
+		if (f == NULL)
+			return false;
+		while (!found && fscanf(f, "%ld", &v) == 1)
+			found = v == (long)pid;
+		fclose(f);
+		if (found)
 			return true;
-		p = end;
-		while (*p == '\n')
-			p++;
 	}
 	return false;
 }

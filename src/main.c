@@ -290,6 +290,12 @@ static int run(const struct runx_options *opts, const sigset_t *orig_mask)
 	if (r < 0)
 		snprintf(job.error, sizeof(job.error),
 			 "supervision failed: %s", strerror(-r));
+	else if (job.result.unkillable > 0)
+		snprintf(job.error, sizeof(job.error),
+			 "%d process%s still alive 10 s after SIGKILL "
+			 "(uninterruptible sleep)",
+			 job.result.unkillable,
+			 job.result.unkillable == 1 ? "" : "es");
 	runx_verbose("exiting with status %d", job.result.exit_status);
 	return finish(&job, job.result.exit_status);
 }

@@ -238,6 +238,38 @@ static void escalate(struct supervisor *s)
 					  sizeof(dur)));
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
+	/* the grace timer is free now: it bounds the wait after SIGKILL */
+	int r = arm_at(s->grace_fd, after(runx_now_ns(), RUNX_KILL_WAIT_NS));
+	if (r < 0 && s->error == 0)
+		s->error = r;
+}
+
+/*
+ * RUNX_KILL_WAIT_NS after SIGKILL the scope is still not empty: what is
+ * left can only be in uninterruptible sleep with SIGKILL pending.  Says
+ * so and ends the supervision; an unreaped command counts as killed by
+ * SIGKILL, which is how it will end.
+ */
+static void give_up(struct supervisor *s)
+{
+	char where[PATH_MAX + 32];
+	int alive = census(s);
+
+	if (alive == 0 && s->exited)
+		return; /* the loop sees the empty scope */
+	if (alive == 0)
+		alive = 1; /* the command itself, not reaped yet */
+	s->res->unkillable = alive;
+	runx_error("%d process%s in %s still alive 10 s after SIGKILL "
+		   "(uninterruptible sleep); giving up on %s",
+		   alive, alive == 1 ? "" : "es",
+		   scope_text(s, where, sizeof(where)),
+		   alive == 1 ? "it" : "them");
+	if (!s->exited) {
+		s->exited = true;
+		s->res->wait_status = SIGKILL; /* as waitpid(2) would say */
+	}
+	s->phase = DONE;
 }
 
 static void on_recheck(struct supervisor *s)
@@ -470,10 +502,13 @@ static int supervise_loop(struct supervisor *s)
 			on_idle_timer(s);
 		if (ev.grace && s->phase == STOPPING)
 			escalate(s);
+		else if (ev.grace && s->phase == KILLING)
+			give_up(s);
 		if (ev.recheck)
 			on_recheck(s);
-		if (s->phase != RUNNING && s->phase != DONE &&
-		    census(s) == 0 && s->exited)
+		/* while the command lives its pidfd wakes runx: no census */
+		if (s->phase != RUNNING && s->phase != DONE && s->exited &&
+		    census(s) == 0)
 			s->phase = DONE;
 	}
 	return 0;

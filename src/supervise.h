@@ -37,12 +37,22 @@ struct runx_signal_event {
 
 #define RUNX_MAX_SIGNAL_EVENTS 64
 
+/*
+ * How long runx waits, in nanoseconds, for the scope to empty after
+ * SIGKILL.  A killed process runs no more user code, but one in
+ * uninterruptible sleep (state D: stuck I/O, a frozen cgroup v1 freezer)
+ * only exits when the kernel lets it (signal(7)); runx then gives up, says
+ * so, and exits rather than hang.
+ */
+#define RUNX_KILL_WAIT_NS (10 * 1000000000LL)
+
 struct runx_result {
 	enum runx_end_reason reason;
 	int wait_status;      /* of the command, as waitpid(2) gives it */
 	int runx_signal;      /* with RUNX_END_RUNX_SIGNALED: the signal */
 	int leftovers;        /* processes still alive when the command exited */
 	int killed;           /* processes still alive when SIGKILL was sent */
+	int unkillable;       /* still alive RUNX_KILL_WAIT_NS after SIGKILL */
 	struct rusage rusage; /* of the command, wait4(2) */
 	int64_t end_ns;       /* CLOCK_MONOTONIC at the end */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
