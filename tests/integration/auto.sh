@@ -8,36 +8,23 @@
 
 # --- own helpers (kept here: lib.sh may still change) ------------------------
 
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok skip assert_eq assert_match assert_true assert_false \
-	new_marker assert_dead kill_marked wait_file wait_pid_exit done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
 if [ -x /usr/bin/python3 ]; then
 	PY=/usr/bin/python3
 else
-	PY=$(command -v python3) || skip_script "python3 is needed to read the report"
+	PY=$(command -v python3) || skip_all "python3 is needed to read the report"
 fi
 
 CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-[ -n "$CGMNT" ] || skip_script "no cgroup2 file system is mounted"
+[ -n "$CGMNT" ] || skip_all "no cgroup2 file system is mounted"
 CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
 CGOWN=$CGMNT${CGOWN_REL%/}
 [ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
 PROBE_CG=$CGOWN/runx-test-probe.$$
 if ! mkdir "$PROBE_CG" 2>/dev/null; then
-	skip_script "no writable cgroup v2 here ($CGOWN): auto cannot pick cgroup"
+	skip_all "no writable cgroup v2 here ($CGOWN): auto cannot pick cgroup"
 fi
 rmdir "$PROBE_CG"
-command -v setpriv >/dev/null || skip_script "setpriv is needed to run runx unprivileged"
+command -v setpriv >/dev/null || skip_all "setpriv is needed to run runx unprivileged"
 
 NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
 chmod 777 "$NOBODY_DIR"

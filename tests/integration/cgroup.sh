@@ -12,36 +12,22 @@
 
 # --- own helpers (kept here: lib.sh may still change) ------------------------
 
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok skip assert_eq assert_ne assert_match assert_true assert_false \
-	new_marker marked_list marked_count assert_dead kill_marked wait_file \
-	wait_pid_exit done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
 if [ -x /usr/bin/python3 ]; then
 	PY=/usr/bin/python3
 else
-	PY=$(command -v python3) || skip_script "python3 is needed to read the report"
+	PY=$(command -v python3) || skip_all "python3 is needed to read the report"
 fi
 
 # The cgroup2 mount and this script's own cgroup directory (runx makes its
 # cgroups below its own, which is ours).
 CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-[ -n "$CGMNT" ] || skip_script "no cgroup2 file system is mounted"
+[ -n "$CGMNT" ] || skip_all "no cgroup2 file system is mounted"
 CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
 CGOWN=$CGMNT${CGOWN_REL%/}
 [ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
 PROBE_CG=$CGOWN/runx-test-probe.$$
 if ! mkdir "$PROBE_CG" 2>/dev/null; then
-	skip_script "no writable cgroup v2 here ($CGOWN)"
+	skip_all "no writable cgroup v2 here ($CGOWN)"
 fi
 rmdir "$PROBE_CG"
 NOBODY_DIR=

@@ -10,27 +10,12 @@
 
 # --- own helpers (kept here: lib.sh may still change) ------------------------
 
-# skip_script REASON: a prerequisite is missing; the whole script is skipped.
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok assert_eq assert_ne assert_match assert_true assert_false \
-	new_marker marked_list assert_dead wait_marked \
-	runx runx_bg wait_pid_exit wait_file done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
 if [ -x /usr/bin/python3 ]; then
 	PY=/usr/bin/python3
 else
-	PY=$(command -v python3) || skip_script "python3 is needed to parse the JSON report"
+	PY=$(command -v python3) || skip_all "python3 is needed to parse the JSON report"
 fi
-"$PY" -c 'import json' 2>/dev/null || skip_script "python3 cannot import json"
+"$PY" -c 'import json' 2>/dev/null || skip_all "python3 cannot import json"
 
 # st COMMAND...: prints the exit status of COMMAND.
 st() {
