@@ -8,22 +8,12 @@
 # done; SIGPIPE and stdin behave as without runx.
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_all "python3 is needed (data generator, report)"
-fi
+require_python3 "(data generator, report)"
 for t in sha256sum timeout setsid; do
-	command -v "$t" >/dev/null || skip_all "$t is needed"
+	require_command "$t"
 done
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
+# --- own helpers ---------------------------------------------------------------
 
 # report_field FILE KEY: a top-level field of a JSON report, as JSON.
 report_field() {

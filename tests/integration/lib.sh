@@ -212,6 +212,94 @@ guarded() {
 	timeout -k 5 "$secs" "$@"
 }
 
+# st COMMAND...: prints the exit status of COMMAND.
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# --- prerequisites ---------------------------------------------------------
+
+# require_command NAME [WHY]: skip_all unless NAME is on PATH.
+require_command() {
+	command -v "$1" >/dev/null || skip_all "$1 is needed${2:+ $2}"
+}
+
+# require_python3 WHY: sets PY to python3 (/usr/bin/python3 first), or
+# skip_all "python3 is needed WHY".
+require_python3() {
+	if [ -x /usr/bin/python3 ]; then
+		PY=/usr/bin/python3
+	else
+		PY=$(command -v python3) || skip_all "python3 is needed $*"
+	fi
+}
+
+# glibc_at_least VERSION: true if this is glibc VERSION or later
+# (GLIBC_VERSION: empty where the C library is not glibc).
+GLIBC_VERSION=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+glibc_at_least() {
+	[ -n "$GLIBC_VERSION" ] &&
+		[ "$(printf '%s\n%s\n' "$GLIBC_VERSION" "$1" | sort -V | head -n 1)" = "$1" ]
+}
+
+# as_nobody COMMAND...: run COMMAND as uid/gid 65534 (setpriv).
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+
+# setup_nobody: NOBODY_DIR, a scratch directory uid 65534 can write
+# (removed on exit), and NRUNX, a runx binary it can run (a copy there if
+# it cannot reach $RUNX).
+setup_nobody() {
+	NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
+	chmod 777 "$NOBODY_DIR"
+	at_exit 'rm -rf "$NOBODY_DIR"'
+	NRUNX=$RUNX
+	if ! as_nobody test -x "$RUNX"; then
+		cp "$RUNX" "$NOBODY_DIR/runx"
+		chmod 755 "$NOBODY_DIR/runx"
+		NRUNX=$NOBODY_DIR/runx
+	fi
+}
+
+# --- cgroup v2 ---------------------------------------------------------------
+
+# require_writable_cgroup2 [WHY]: sets CGMNT (the cgroup2 mount), CGOWN_REL
+# (this script's cgroup, as in /proc/self/cgroup) and CGOWN (its directory;
+# runx makes its cgroups below its own, which is ours), or skip_all when
+# there is no cgroup2 or this script cannot make a cgroup in CGOWN.
+require_writable_cgroup2() {
+	CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$CGMNT" ] || skip_all "no cgroup2 file system is mounted"
+	CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	CGOWN=$CGMNT${CGOWN_REL%/}
+	[ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
+	PROBE_CG=$CGOWN/runx-test-probe.$$
+	at_exit 'rmdir "$PROBE_CG" 2>/dev/null'
+	if ! mkdir "$PROBE_CG" 2>/dev/null; then
+		skip_all "no writable cgroup v2 here ($CGOWN)${1:+: $1}"
+	fi
+	rmdir "$PROBE_CG"
+}
+
+# runx_cgroups PID: cgroup directories named after runx pid PID still there.
+runx_cgroups() {
+	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
+}
+
+# assert_no_cgroup NAME PID: runx PID left no cgroup behind.
+assert_no_cgroup() {
+	local left
+	left=$(runx_cgroups "$2")
+	if [ -z "$left" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "left behind: $left"
+	fi
+}
+
 # --- markers and /proc -----------------------------------------------------
 
 MARK_BASE="$$$((RANDOM % 90 + 10))"
@@ -378,6 +466,13 @@ wait_pid_exit() {
 
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/runx-test.XXXXXX")
 MAIN_PID=$BASHPID
+AT_EXIT=()
+
+# at_exit COMMAND: cleanup runs COMMAND (eval'd, in the order given) once
+# the processes carrying this script's markers are killed.
+at_exit() {
+	AT_EXIT+=("$1")
+}
 
 cleanup() {
 	# bash may run the EXIT trap in a forked child that got a signal
@@ -390,6 +485,10 @@ cleanup() {
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null
 	fi
+	local cmd
+	for cmd in "${AT_EXIT[@]}"; do
+		eval "$cmd"
+	done
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT

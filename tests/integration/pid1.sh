@@ -10,12 +10,6 @@ if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
 	skip_all "unshare --pid --fork --mount-proc is not permitted here"
 fi
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # pid1 RUNX-ARGS...: runx as PID 1 of a new pid namespace with its own /proc.
 pid1() {
 	guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" "$@"

@@ -8,21 +8,10 @@
 # rusage (peak memory, CPU time).
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_all "python3 is needed to parse the JSON report"
-fi
+require_python3 "to parse the JSON report"
 "$PY" -c 'import json' 2>/dev/null || skip_all "python3 cannot import json"
 
-# st COMMAND...: prints the exit status of COMMAND.
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
+# --- own helpers ---------------------------------------------------------------
 
 # now: wall-clock seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }
