@@ -382,45 +382,46 @@ $left"
 	fi
 }
 
-# wait_marked MARKER COUNT [SECONDS]: wait until at least COUNT live
-# processes carry MARKER (hang guard: SECONDS, default 20).
-wait_marked() {
-	local m=$1 want=$2 secs=${3:-20} i=0
-	while [ "$(marked_count "$m")" -lt "$want" ]; do
+# poll TRIES STEP COMMAND...: run COMMAND until it succeeds, sleeping STEP
+# seconds between tries; fails once it has failed 1 + TRIES times.
+poll() {
+	local tries=$1 step=$2 i=0
+	shift 2
+	until "$@"; do
 		i=$((i + 1))
-		if [ "$i" -gt $((secs * 20)) ]; then
+		if [ "$i" -gt "$tries" ]; then
 			return 1
 		fi
-		sleep 0.05
+		sleep "$step"
 	done
 	return 0
 }
 
+# marked_at_least MARKER COUNT: at least COUNT live processes carry MARKER.
+marked_at_least() {
+	[ "$(marked_count "$1")" -ge "$2" ]
+}
+
+# wait_marked MARKER COUNT [SECONDS]: wait until at least COUNT live
+# processes carry MARKER (hang guard: SECONDS, default 20).
+wait_marked() {
+	poll $((${3:-20} * 20)) 0.05 marked_at_least "$1" "$2"
+}
+
+# marked_none MARKER: no live process carries MARKER.
+marked_none() {
+	[ "$(marked_count "$1")" -eq 0 ]
+}
+
 # wait_gone MARKER [SECONDS]: wait until no live process carries MARKER.
 wait_gone() {
-	local m=$1 secs=${2:-20} i=0
-	while [ "$(marked_count "$m")" -gt 0 ]; do
-		i=$((i + 1))
-		if [ "$i" -gt $((secs * 20)) ]; then
-			return 1
-		fi
-		sleep 0.05
-	done
-	return 0
+	poll $((${2:-20} * 20)) 0.05 marked_none "$1"
 }
 
 # wait_file FILE [SECONDS]: wait until FILE exists (hang guard: SECONDS,
 # default 20).
 wait_file() {
-	local f=$1 secs=${2:-20} i=0
-	while [ ! -e "$f" ]; do
-		i=$((i + 1))
-		if [ "$i" -gt $((secs * 50)) ]; then
-			return 1
-		fi
-		sleep 0.02
-	done
-	return 0
+	poll $((${2:-20} * 50)) 0.02 test -e "$1"
 }
 
 # pid_alive PID: true if PID exists and is not a zombie.
