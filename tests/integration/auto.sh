@@ -6,49 +6,12 @@
 # says why and a setsid escape is still stopped (deadline and cleanup).
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
+require_python3 "to read the report"
+require_writable_cgroup2 "auto cannot pick cgroup"
+require_command setpriv "to run runx unprivileged"
+setup_nobody
 
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok skip assert_eq assert_match assert_true assert_false \
-	new_marker assert_dead kill_marked wait_file wait_pid_exit done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_script "python3 is needed to read the report"
-fi
-
-CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-[ -n "$CGMNT" ] || skip_script "no cgroup2 file system is mounted"
-CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
-CGOWN=$CGMNT${CGOWN_REL%/}
-[ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
-PROBE_CG=$CGOWN/runx-test-probe.$$
-if ! mkdir "$PROBE_CG" 2>/dev/null; then
-	skip_script "no writable cgroup v2 here ($CGOWN): auto cannot pick cgroup"
-fi
-rmdir "$PROBE_CG"
-command -v setpriv >/dev/null || skip_script "setpriv is needed to run runx unprivileged"
-
-NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
-chmod 777 "$NOBODY_DIR"
-_lib_exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT\$/\1/")
-my_cleanup() {
-	eval "$_lib_exit_trap" # kills what carries our markers
-	rmdir "$PROBE_CG" 2>/dev/null
-	rm -rf "$NOBODY_DIR"
-	return 0
-}
-trap my_cleanup EXIT
+# --- own helpers ---------------------------------------------------------------
 
 # report_get FILE KEY...: top-level fields of a JSON report, space-separated
 report_get() {
@@ -57,25 +20,8 @@ r = json.load(open(sys.argv[1]))
 print(" ".join(str(r[k]) for k in sys.argv[2:]))' "$@" 2>&1
 }
 
-runx_cgroups() {
-	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
-}
-
-assert_no_cgroup() {
-	local left
-	left=$(runx_cgroups "$2")
-	if [ -z "$left" ]; then
-		ok "$1"
-	else
-		not_ok "$1" "left behind: $left"
-	fi
-}
-
-glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
 spawn_has_cgroup=no
-if [ -n "$glibc" ] && [ "$(printf '%s\n2.39\n' "$glibc" | sort -V | head -n 1)" = 2.39 ]; then
-	spawn_has_cgroup=yes
-fi
+glibc_at_least 2.39 && spawn_has_cgroup=yes
 
 # With RUNX_LAUNCH=posix_spawn on an older glibc, auto must pick tree.
 AUTO_WANT=cgroup
@@ -122,13 +68,13 @@ s=0
 	>"$out" 2>"$TMPD/ps.err" || s=$?
 assert_eq "auto --launch=posix_spawn: exit 0" 0 "$s"
 if [ $spawn_has_cgroup = no ]; then
-	assert_match "auto --launch=posix_spawn on glibc $glibc: -v says tree, and why" \
+	assert_match "auto --launch=posix_spawn on glibc $GLIBC_VERSION: -v says tree, and why" \
 		"runx: auto scope: using tree, since --launch=posix_spawn cannot use the cgroup scope \\(.*glibc 2\\.39.*\\)" \
 		"$(cat "$TMPD/ps.err")"
 	assert_eq "auto --launch=posix_spawn: the command stays in runx's cgroup" "$CGOWN_REL" "$(cat "$out")"
 	assert_eq "auto --launch=posix_spawn: the report says scope tree" tree "$(report_get "$TMPD/ps.json" scope)"
 else
-	assert_match "auto --launch=posix_spawn on glibc $glibc: cgroup" "auto scope: using cgroup" "$(cat "$TMPD/ps.err")"
+	assert_match "auto --launch=posix_spawn on glibc $GLIBC_VERSION: cgroup" "auto scope: using cgroup" "$(cat "$TMPD/ps.err")"
 fi
 
 # the setsid escape, as root (RUNX_LAUNCH honoured)
@@ -156,18 +102,9 @@ assert_dead "auto as root, setsid escape, cleanup: dead" "$m"
 assert_no_cgroup "auto as root, cleanup: no cgroup left" "$RUNX_PID"
 
 # --- unprivileged: tree -----------------------------------------------------------------
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
-}
 if ! as_nobody true 2>/dev/null; then
 	skip "unprivileged auto" "setpriv cannot switch to uid 65534"
 	done_testing
-fi
-NRUNX=$RUNX
-if ! as_nobody test -x "$RUNX"; then
-	cp "$RUNX" "$NOBODY_DIR/runx"
-	chmod 755 "$NOBODY_DIR/runx"
-	NRUNX=$NOBODY_DIR/runx
 fi
 
 s=0

@@ -10,49 +10,13 @@
 # message naming systemd-run and Delegate=yes, and nothing started.
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
+require_python3 "to read the report"
+require_writable_cgroup2
 
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok skip assert_eq assert_ne assert_match assert_true assert_false \
-	new_marker marked_list marked_count assert_dead kill_marked wait_file \
-	wait_pid_exit done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_script "python3 is needed to read the report"
-fi
-
-# The cgroup2 mount and this script's own cgroup directory (runx makes its
-# cgroups below its own, which is ours).
-CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-[ -n "$CGMNT" ] || skip_script "no cgroup2 file system is mounted"
-CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
-CGOWN=$CGMNT${CGOWN_REL%/}
-[ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
-PROBE_CG=$CGOWN/runx-test-probe.$$
-if ! mkdir "$PROBE_CG" 2>/dev/null; then
-	skip_script "no writable cgroup v2 here ($CGOWN)"
-fi
-rmdir "$PROBE_CG"
-NOBODY_DIR=
-
-_lib_exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT\$/\1/")
-my_cleanup() {
+# remove_stray_subcgroups: the sub-cgroup adversary makes these below its
+# own cgroup: if the command ever ran in ours instead, they are here.
+remove_stray_subcgroups() {
 	local d i
-	eval "$_lib_exit_trap" # kills what carries our markers
-	rmdir "$PROBE_CG" 2>/dev/null
-	# the sub-cgroup adversary makes these below its own cgroup: if the
-	# command ever ran in ours instead, they are here
 	for d in sub-cgroup-sub2/deep sub-cgroup-sub2 sub-cgroup-sub; do
 		i=0
 		while [ -d "$CGOWN/$d" ] && ! rmdir "$CGOWN/$d" 2>/dev/null && [ $i -lt 40 ]; do
@@ -60,16 +24,11 @@ my_cleanup() {
 			i=$((i + 1))
 		done
 	done
-	[ -n "$NOBODY_DIR" ] && rm -rf "$NOBODY_DIR"
 	return 0
 }
-trap my_cleanup EXIT
+at_exit remove_stray_subcgroups
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
+# --- own helpers ---------------------------------------------------------------
 
 # The backend for tests that do not loop over backends: RUNX_LAUNCH, unless
 # that backend cannot do the cgroup scope here (posix_spawn before glibc
@@ -85,22 +44,6 @@ fi
 cg_bg() {
 	env --default-signal=INT,QUIT "$RUNX" "${CG_LAUNCH_ARGS[@]}" "$@" &
 	RUNX_PID=$!
-}
-
-# runx_cgroups PID: cgroup directories named after runx pid PID still there.
-runx_cgroups() {
-	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
-}
-
-# assert_no_cgroup NAME PID: runx PID left no cgroup behind.
-assert_no_cgroup() {
-	local left
-	left=$(runx_cgroups "$2")
-	if [ -z "$left" ]; then
-		ok "$1"
-	else
-		not_ok "$1" "left behind: $left"
-	fi
 }
 
 # --- the command starts inside a fresh cgroup ---------------------------------------
@@ -142,19 +85,18 @@ s=$("$RUNX" --launch=clone3 -C -v -- true 2>&1)
 assert_match "-v: started ... (cgroup scope, clone3 launch)" "started 'true' as pid [0-9]+ \\(cgroup scope, clone3 launch\\)" "$s"
 
 # --- posix_spawn ------------------------------------------------------------------
-glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
 new_marker m
 "$RUNX" --launch=posix_spawn -C -- sh -c 'sed -n "s/^0:://p" /proc/self/cgroup >"$1"; : "$2"' sh "$TMPD/started.$m" "$m" \
 	>/dev/null 2>"$TMPD/ps.err" &
 RUNX_PID=$!
 wait_pid_exit "$RUNX_PID" 20
-if [ -n "$glibc" ] && [ "$(printf '%s\n2.39\n' "$glibc" | sort -V | head -n 1)" != 2.39 ]; then
-	assert_eq "posix_spawn -C on glibc $glibc: 125" 125 "$WAIT_STATUS"
+if [ -n "$GLIBC_VERSION" ] && ! glibc_at_least 2.39; then
+	assert_eq "posix_spawn -C on glibc $GLIBC_VERSION: 125" 125 "$WAIT_STATUS"
 	assert_match "posix_spawn -C: the message names glibc 2.39" "glibc 2\\.39" "$(cat "$TMPD/ps.err")"
 	assert_match "posix_spawn -C: the message names posix_spawn" "posix_spawn" "$(cat "$TMPD/ps.err")"
 	assert_false "posix_spawn -C: the command was not started" test -e "$TMPD/started.$m"
 else
-	assert_eq "posix_spawn -C on glibc $glibc (has posix_spawnattr_setcgroup_np): 0" 0 "$WAIT_STATUS"
+	assert_eq "posix_spawn -C on glibc $GLIBC_VERSION (has posix_spawnattr_setcgroup_np): 0" 0 "$WAIT_STATUS"
 	assert_match "posix_spawn -C: the command ran in a runx-* cgroup" \
 		"^${CGOWN_REL%/}/runx-[0-9]+-[0-9a-f]+\$" "$(cat "$TMPD/started.$m" 2>/dev/null)"
 fi
@@ -335,20 +277,10 @@ assert_eq "-C: not found in PATH: 127" 127 "$WAIT_STATUS"
 assert_no_cgroup "-C: not found in PATH: no cgroup left" "$RUNX_PID"
 
 # --- no writable cgroup v2: an unprivileged user -------------------------------------
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
-}
 if ! command -v setpriv >/dev/null || ! as_nobody true 2>/dev/null; then
 	skip "unprivileged -C" "setpriv cannot switch to uid 65534"
 else
-	NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
-	chmod 777 "$NOBODY_DIR"
-	NRUNX=$RUNX
-	if ! as_nobody test -x "$RUNX"; then
-		cp "$RUNX" "$NOBODY_DIR/runx"
-		chmod 755 "$NOBODY_DIR/runx"
-		NRUNX=$NOBODY_DIR/runx
-	fi
+	setup_nobody
 	new_marker m
 	as_nobody "$NRUNX" "${CG_LAUNCH_ARGS[@]}" -C --report="$NOBODY_DIR/report.json" -- \
 		sh -c 'touch "$1"; exec sleep "$2"' sh "$NOBODY_DIR/started" "$m" \

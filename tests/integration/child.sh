@@ -4,12 +4,6 @@
 # child scope.
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # --- --kill-scope=child ------------------------------------------------------
 new_marker m
 new_marker g

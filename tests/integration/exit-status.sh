@@ -4,12 +4,6 @@
 # started, one-line message naming the bad text), 126 vs 127, 128+N.
 . "$TESTLIB"
 
-st() { # st COMMAND...: prints the exit status of COMMAND
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # --- passthrough -----------------------------------------------------------
 assert_eq "exit 0 passes through" 0 "$(st runx -- true)"
 assert_eq "exit 1 passes through" 1 "$(st runx -- false)"

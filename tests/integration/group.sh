@@ -5,12 +5,6 @@
 # timeout "$(...) hangs" bug.
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
 	line=$(runx $opt -- sh -c 'cat /proc/$$/stat; :')

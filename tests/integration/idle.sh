@@ -8,36 +8,12 @@
 # done; SIGPIPE and stdin behave as without runx.
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
-
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok assert_eq assert_match assert_true new_marker marked_list \
-	assert_dead kill_marked runx runx_bg wait_pid_exit wait_file wait_marked \
-	done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_script "python3 is needed (data generator, report)"
-fi
+require_python3 "(data generator, report)"
 for t in sha256sum timeout setsid; do
-	command -v "$t" >/dev/null || skip_script "$t is needed"
+	require_command "$t"
 done
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
+# --- own helpers ---------------------------------------------------------------
 
 # report_field FILE KEY: a top-level field of a JSON report, as JSON.
 report_field() {

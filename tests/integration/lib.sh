@@ -41,11 +41,17 @@ if [ -z "${RUNX_TEST_CLEAN_SIGNALS:-}" ] && _sig_dirty; then
 fi
 export RUNX_TEST_CLEAN_SIGNALS=1
 
+# skip_all REASON: the whole script is skipped (a prerequisite is
+# missing): prints the plan "1..0 # SKIP REASON" and exits 77, the automake
+# convention (tests/integration/run-tap turns that 77 into 0 for the TAP
+# driver, which reports the plan as SKIP).
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
 : "${RUNX:?RUNX must name the runx binary}"
-if [ ! -x "$RUNX" ]; then
-	echo "1..0 # SKIP runx binary '$RUNX' not built"
-	exit 0
-fi
+[ -x "$RUNX" ] || skip_all "runx binary '$RUNX' not built"
 
 ALL_BACKENDS="posix_spawn fork vfork clone3"
 LAUNCH_ARGS=()
@@ -146,14 +152,6 @@ assert_false() {
 	fi
 }
 
-# skip_all REASON: the whole script is skipped.  The automake TAP driver
-# reports a "1..0 # SKIP" plan as SKIP; an exit status of 77 would be an
-# ERROR for that driver, so this exits 0.
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
 done_testing() {
 	echo "1..$TAP_N"
 	exit 0
@@ -212,6 +210,94 @@ guarded() {
 	local secs=$1
 	shift
 	timeout -k 5 "$secs" "$@"
+}
+
+# st COMMAND...: prints the exit status of COMMAND.
+st() {
+	local s=0
+	"$@" || s=$?
+	echo "$s"
+}
+
+# --- prerequisites ---------------------------------------------------------
+
+# require_command NAME [WHY]: skip_all unless NAME is on PATH.
+require_command() {
+	command -v "$1" >/dev/null || skip_all "$1 is needed${2:+ $2}"
+}
+
+# require_python3 WHY: sets PY to python3 (/usr/bin/python3 first), or
+# skip_all "python3 is needed WHY".
+require_python3() {
+	if [ -x /usr/bin/python3 ]; then
+		PY=/usr/bin/python3
+	else
+		PY=$(command -v python3) || skip_all "python3 is needed $*"
+	fi
+}
+
+# glibc_at_least VERSION: true if this is glibc VERSION or later
+# (GLIBC_VERSION: empty where the C library is not glibc).
+GLIBC_VERSION=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+glibc_at_least() {
+	[ -n "$GLIBC_VERSION" ] &&
+		[ "$(printf '%s\n%s\n' "$GLIBC_VERSION" "$1" | sort -V | head -n 1)" = "$1" ]
+}
+
+# as_nobody COMMAND...: run COMMAND as uid/gid 65534 (setpriv).
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+
+# setup_nobody: NOBODY_DIR, a scratch directory uid 65534 can write
+# (removed on exit), and NRUNX, a runx binary it can run (a copy there if
+# it cannot reach $RUNX).
+setup_nobody() {
+	NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
+	chmod 777 "$NOBODY_DIR"
+	at_exit 'rm -rf "$NOBODY_DIR"'
+	NRUNX=$RUNX
+	if ! as_nobody test -x "$RUNX"; then
+		cp "$RUNX" "$NOBODY_DIR/runx"
+		chmod 755 "$NOBODY_DIR/runx"
+		NRUNX=$NOBODY_DIR/runx
+	fi
+}
+
+# --- cgroup v2 ---------------------------------------------------------------
+
+# require_writable_cgroup2 [WHY]: sets CGMNT (the cgroup2 mount), CGOWN_REL
+# (this script's cgroup, as in /proc/self/cgroup) and CGOWN (its directory;
+# runx makes its cgroups below its own, which is ours), or skip_all when
+# there is no cgroup2 or this script cannot make a cgroup in CGOWN.
+require_writable_cgroup2() {
+	CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$CGMNT" ] || skip_all "no cgroup2 file system is mounted"
+	CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	CGOWN=$CGMNT${CGOWN_REL%/}
+	[ "$CGOWN_REL" = / ] && CGOWN=$CGMNT
+	PROBE_CG=$CGOWN/runx-test-probe.$$
+	at_exit 'rmdir "$PROBE_CG" 2>/dev/null'
+	if ! mkdir "$PROBE_CG" 2>/dev/null; then
+		skip_all "no writable cgroup v2 here ($CGOWN)${1:+: $1}"
+	fi
+	rmdir "$PROBE_CG"
+}
+
+# runx_cgroups PID: cgroup directories named after runx pid PID still there.
+runx_cgroups() {
+	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
+}
+
+# assert_no_cgroup NAME PID: runx PID left no cgroup behind.
+assert_no_cgroup() {
+	local left
+	left=$(runx_cgroups "$2")
+	if [ -z "$left" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "left behind: $left"
+	fi
 }
 
 # --- markers and /proc -----------------------------------------------------
@@ -296,45 +382,46 @@ $left"
 	fi
 }
 
-# wait_marked MARKER COUNT [SECONDS]: wait until at least COUNT live
-# processes carry MARKER (hang guard: SECONDS, default 20).
-wait_marked() {
-	local m=$1 want=$2 secs=${3:-20} i=0
-	while [ "$(marked_count "$m")" -lt "$want" ]; do
+# poll TRIES STEP COMMAND...: run COMMAND until it succeeds, sleeping STEP
+# seconds between tries; fails once it has failed 1 + TRIES times.
+poll() {
+	local tries=$1 step=$2 i=0
+	shift 2
+	until "$@"; do
 		i=$((i + 1))
-		if [ "$i" -gt $((secs * 20)) ]; then
+		if [ "$i" -gt "$tries" ]; then
 			return 1
 		fi
-		sleep 0.05
+		sleep "$step"
 	done
 	return 0
 }
 
+# marked_at_least MARKER COUNT: at least COUNT live processes carry MARKER.
+marked_at_least() {
+	[ "$(marked_count "$1")" -ge "$2" ]
+}
+
+# wait_marked MARKER COUNT [SECONDS]: wait until at least COUNT live
+# processes carry MARKER (hang guard: SECONDS, default 20).
+wait_marked() {
+	poll $((${3:-20} * 20)) 0.05 marked_at_least "$1" "$2"
+}
+
+# marked_none MARKER: no live process carries MARKER.
+marked_none() {
+	[ "$(marked_count "$1")" -eq 0 ]
+}
+
 # wait_gone MARKER [SECONDS]: wait until no live process carries MARKER.
 wait_gone() {
-	local m=$1 secs=${2:-20} i=0
-	while [ "$(marked_count "$m")" -gt 0 ]; do
-		i=$((i + 1))
-		if [ "$i" -gt $((secs * 20)) ]; then
-			return 1
-		fi
-		sleep 0.05
-	done
-	return 0
+	poll $((${2:-20} * 20)) 0.05 marked_none "$1"
 }
 
 # wait_file FILE [SECONDS]: wait until FILE exists (hang guard: SECONDS,
 # default 20).
 wait_file() {
-	local f=$1 secs=${2:-20} i=0
-	while [ ! -e "$f" ]; do
-		i=$((i + 1))
-		if [ "$i" -gt $((secs * 50)) ]; then
-			return 1
-		fi
-		sleep 0.02
-	done
-	return 0
+	poll $((${2:-20} * 50)) 0.02 test -e "$1"
 }
 
 # pid_alive PID: true if PID exists and is not a zombie.
@@ -380,6 +467,13 @@ wait_pid_exit() {
 
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/runx-test.XXXXXX")
 MAIN_PID=$BASHPID
+AT_EXIT=()
+
+# at_exit COMMAND: cleanup runs COMMAND (eval'd, in the order given) once
+# the processes carrying this script's markers are killed.
+at_exit() {
+	AT_EXIT+=("$1")
+}
 
 cleanup() {
 	# bash may run the EXIT trap in a forked child that got a signal
@@ -392,6 +486,10 @@ cleanup() {
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null
 	fi
+	local cmd
+	for cmd in "${AT_EXIT[@]}"; do
+		eval "$cmd"
+	done
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT

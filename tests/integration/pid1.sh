@@ -10,59 +10,48 @@ if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
 	skip_all "unshare --pid --fork --mount-proc is not permitted here"
 fi
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # pid1 RUNX-ARGS...: runx as PID 1 of a new pid namespace with its own /proc.
 pid1() {
 	guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" "$@"
 }
 
 # --- orphans are reaped --------------------------------------------------------------
-# The command makes orphans (re-parented to runx, PID 1) that exit by
-# themselves, then waits until no zombie child of PID 1 is left (at most
-# 10 s) and writes how many there still are.
-z="$TMPD/zombies"
-s=$(st pid1 -- sh -c "
-	(sleep 0.1 &)
+# check_reaped LABEL STATUS-TEST ZOMBIE-TEST STATUS ORPHANS: the command
+# runs the sh code ORPHANS, which makes orphans (re-parented to runx, PID
+# 1) that exit by themselves, then waits until no zombie child of PID 1 is
+# left (at most 10 s), writes how many there still are to $TMPD/LABEL and
+# exits STATUS; STATUS-TEST checks runx's status is STATUS, ZOMBIE-TEST
+# that no zombie was left.
+check_reaped() {
+	local z="$TMPD/$1" s
+	s=$(st pid1 -- sh -c "
+	$5
+	sleep 0.6
+	i=0
+	while :; do
+		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
+		[ \"\$n\" = 0 ] && break
+		i=\$((i + 1))
+		[ \$i -ge 200 ] && break
+		sleep 0.05
+	done
+	echo \"\$n\" >$z
+	exit $4")
+	assert_eq "$2" "$4" "$s"
+	assert_eq "$3" 0 "$(cat "$z" 2>/dev/null)"
+}
+
+check_reaped zombies "PID 1: the command's own status" \
+	"PID 1: orphans re-parented to runx are reaped (no zombies left)" 5 \
+	"(sleep 0.1 &)
 	(sh -c 'sleep 0.2 &' &)
 	setsid sh -c 'sleep 0.1 &'
-	sh -c '(sleep 0.1; exit 3) & exit 0'
-	sleep 0.6
-	i=0
-	while :; do
-		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
-		[ \"\$n\" = 0 ] && break
-		i=\$((i + 1))
-		[ \$i -ge 200 ] && break
-		sleep 0.05
-	done
-	echo \"\$n\" >$z
-	exit 5")
-assert_eq "PID 1: the command's own status" 5 "$s"
-assert_eq "PID 1: orphans re-parented to runx are reaped (no zombies left)" 0 "$(cat "$z" 2>/dev/null)"
+	sh -c '(sleep 0.1; exit 3) & exit 0'"
 
 # The same, with many orphans.
-z="$TMPD/zombies2"
-s=$(st pid1 -- sh -c "
-	j=0
-	while [ \$j -lt 30 ]; do (sleep 0.05 &); j=\$((j + 1)); done
-	sleep 0.6
-	i=0
-	while :; do
-		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
-		[ \"\$n\" = 0 ] && break
-		i=\$((i + 1))
-		[ \$i -ge 200 ] && break
-		sleep 0.05
-	done
-	echo \"\$n\" >$z
-	exit 0")
-assert_eq "PID 1, 30 orphans: status 0" 0 "$s"
-assert_eq "PID 1, 30 orphans: no zombies left" 0 "$(cat "$z" 2>/dev/null)"
+check_reaped zombies2 "PID 1, 30 orphans: status 0" "PID 1, 30 orphans: no zombies left" 0 \
+	"j=0
+	while [ \$j -lt 30 ]; do (sleep 0.05 &); j=\$((j + 1)); done"
 
 # --- deadline as PID 1 --------------------------------------------------------------
 new_marker m

@@ -4,12 +4,6 @@
 # opened: 125, a message naming the file, the command not started.
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 D=$TMPD
 
 # --- -i ------------------------------------------------------------------------

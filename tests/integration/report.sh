@@ -8,36 +8,10 @@
 # rusage (peak memory, CPU time).
 . "$TESTLIB"
 
-# --- own helpers (kept here: lib.sh may still change) ------------------------
+require_python3 "to parse the JSON report"
+"$PY" -c 'import json' 2>/dev/null || skip_all "python3 cannot import json"
 
-# skip_script REASON: a prerequisite is missing; the whole script is skipped.
-skip_script() {
-	echo "1..0 # SKIP $*"
-	exit 77
-}
-
-for f in ok not_ok assert_eq assert_ne assert_match assert_true assert_false \
-	new_marker marked_list assert_dead wait_marked \
-	runx runx_bg wait_pid_exit wait_file done_testing; do
-	declare -F "$f" >/dev/null || {
-		echo "Bail out! lib.sh lacks $f"
-		exit 1
-	}
-done
-
-if [ -x /usr/bin/python3 ]; then
-	PY=/usr/bin/python3
-else
-	PY=$(command -v python3) || skip_script "python3 is needed to parse the JSON report"
-fi
-"$PY" -c 'import json' 2>/dev/null || skip_script "python3 cannot import json"
-
-# st COMMAND...: prints the exit status of COMMAND.
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
+# --- own helpers ---------------------------------------------------------------
 
 # now: wall-clock seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }
@@ -73,6 +47,8 @@ def real(x):
     return isinstance(x, float)
 def integer(x):
     return isinstance(x, int) and not isinstance(x, bool)
+def same(x, want):
+    return type(x) is type(want) and x == want
 
 path = sys.argv[1]
 checks = [l.rstrip("\n").split("|", 1) for l in sys.stdin if "|" in l]
@@ -152,6 +128,65 @@ EOF
 }
 export EXPECT_BACKEND
 
+# end_checks REASON FIELD=VALUE[|NAME]...: the checks of the fields that
+# tell how a command that ran ended, in this order: reason (REASON),
+# exit_code, signal, runx_signal, timeout, idle_timeout, grace,
+# signals_sent (the signal names), processes (how many each reached),
+# leftovers_stopped, killed_after_grace.  VALUE is a Python literal,
+# compared with its type (5.0 is not 5); None checks for null.  Not given:
+# exit_code and processes are not checked, the others have the values of a
+# run that ended by itself (signal, runx_signal, timeout and idle_timeout
+# None, grace 5.0, signals_sent [], leftovers_stopped and
+# killed_after_grace 0).  NAME replaces the check's name ("F", "F is
+# null", "leftovers_stopped N", "killed_after_grace N", "no signals sent",
+# "signals sent: A, B").
+end_checks() {
+	local -A want=([signal]=None [runx_signal]=None [timeout]=None
+		[idle_timeout]=None [grace]=5.0 [signals_sent]=[]
+		[leftovers_stopped]=0 [killed_after_grace]=0)
+	local -A name=()
+	local arg f v n
+	printf 'reason|r["reason"] == "%s"\n' "$1"
+	shift
+	for arg in "$@"; do
+		f=${arg%%=*}
+		v=${arg#*=}
+		if [[ $v == *"|"* ]]; then
+			name[$f]=${v#*|}
+			v=${v%%|*}
+		fi
+		want[$f]=$v
+	done
+	for f in exit_code signal runx_signal timeout idle_timeout grace \
+		signals_sent processes leftovers_stopped killed_after_grace; do
+		[ -n "${want[$f]+set}" ] || continue
+		v=${want[$f]}
+		case $f:$v in
+		signals_sent:\[\])
+			n="no signals sent"
+			v='r["signals_sent"] == []' ;;
+		signals_sent:*)
+			n=${v#[}
+			n="signals sent: ${n%]}"
+			n=${n//\"/}
+			v="same([s[\"signal\"] for s in r[\"signals_sent\"]], $v)" ;;
+		processes:*)
+			n="processes $v"
+			v="same([s[\"processes\"] for s in r[\"signals_sent\"]], $v)" ;;
+		*:None)
+			n="$f is null"
+			v="r[\"$f\"] is None" ;;
+		leftovers_stopped:* | killed_after_grace:*)
+			n="$f $v"
+			v="same(r[\"$f\"], $v)" ;;
+		*)
+			n=$f
+			v="same(r[\"$f\"], $v)" ;;
+		esac
+		printf '%s|%s\n' "${name[$f]:-$n}" "$v"
+	done
+}
+
 # A python command that writes its pid to $1 (atomically), prints "hello",
 # and on SIGTERM sleeps 0.3 s and exits 7; it sleeps ~1000 s ($2, the
 # marker) otherwise.  One process, so every count is exact.
@@ -176,19 +211,9 @@ export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
 check_report exited "$rep" < <(
 	common_checks
 	ran_checks
-	cat <<'EOF'
-reason|r["reason"] == "exited"
-exit_code|r["exit_code"] == 3
-signal is null|r["signal"] is None
-runx_signal is null|r["runx_signal"] is None
-timeout is null (none given)|r["timeout"] is None
-idle_timeout is null|r["idle_timeout"] is None
-grace is the default 5.0|r["grace"] == 5.0 and real(r["grace"])
-no signals sent|r["signals_sent"] == []
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 0|r["killed_after_grace"] == 0
-wall_time covers the 0.2 s sleep|r["wall_time"] >= 0.2
-EOF
+	end_checks exited exit_code=3 "timeout=None|timeout is null (none given)" \
+		"grace=5.0|grace is the default 5.0"
+	echo 'wall_time covers the 0.2 s sleep|r["wall_time"] >= 0.2'
 )
 
 # --- signaled ---------------------------------------------------------------------
@@ -204,18 +229,7 @@ export X_CMD=$(json_args sh -c "$script" sh "$pidf")
 check_report signaled "$rep" < <(
 	common_checks
 	ran_checks
-	cat <<'EOF'
-reason|r["reason"] == "signaled"
-exit_code is null|r["exit_code"] is None
-signal|r["signal"] == "SIGUSR1"
-runx_signal is null|r["runx_signal"] is None
-timeout is null|r["timeout"] is None
-idle_timeout is null|r["idle_timeout"] is None
-grace|r["grace"] == 5.0
-no signals sent|r["signals_sent"] == []
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 0|r["killed_after_grace"] == 0
-EOF
+	end_checks signaled exit_code=None signal='"SIGUSR1"'
 )
 
 # --- timeout, the command ends within the grace period ----------------------------------
@@ -233,19 +247,10 @@ export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
 check_report timeout "$rep" < <(
 	common_checks
 	ran_checks
+	end_checks timeout "exit_code=7|exit_code (the handler's)" timeout=1.0 \
+		'signals_sent=["SIGTERM", "SIGCONT"]' "processes=[1, 1]|each reached the one process"
 	cat <<'EOF'
-reason|r["reason"] == "timeout"
-exit_code (the handler's)|r["exit_code"] == 7
-signal is null|r["signal"] is None
-runx_signal is null|r["runx_signal"] is None
-timeout|r["timeout"] == 1.0 and real(r["timeout"])
-idle_timeout is null|r["idle_timeout"] is None
-grace|r["grace"] == 5.0
-signals sent: SIGTERM, SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
-each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
 SIGTERM at or after the deadline|r["signals_sent"][0]["time"] >= 1.0
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 0|r["killed_after_grace"] == 0
 wall_time covers deadline and handler|r["wall_time"] >= 1.3
 EOF
 )
@@ -265,21 +270,13 @@ export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
 check_report "timeout+KILL" "$rep" < <(
 	common_checks
 	ran_checks
+	end_checks timeout exit_code=None signal='"SIGKILL"' timeout=0.5 grace=0.5 \
+		'signals_sent=["SIGTERM", "SIGCONT", "SIGKILL"]' \
+		"processes=[2, 2, 2]|each reached sh and sleep" killed_after_grace=2
 	cat <<'EOF'
-reason|r["reason"] == "timeout"
-exit_code is null|r["exit_code"] is None
-signal|r["signal"] == "SIGKILL"
-runx_signal is null|r["runx_signal"] is None
-timeout|r["timeout"] == 0.5
-idle_timeout is null|r["idle_timeout"] is None
-grace|r["grace"] == 0.5
-signals sent: SIGTERM, SIGCONT, SIGKILL|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT", "SIGKILL"]
-each reached sh and sleep|[s["processes"] for s in r["signals_sent"]] == [2, 2, 2]
 times strictly increase|r["signals_sent"][0]["time"] < r["signals_sent"][1]["time"] < r["signals_sent"][2]["time"]
 SIGTERM at or after the deadline|r["signals_sent"][0]["time"] >= 0.5
 SIGKILL a grace period after SIGTERM|r["signals_sent"][2]["time"] - r["signals_sent"][0]["time"] >= 0.5
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 2|r["killed_after_grace"] == 2
 EOF
 )
 
@@ -335,16 +332,10 @@ export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
 check_report leftovers "$rep" < <(
 	common_checks
 	ran_checks
+	end_checks exited exit_code=4 grace=0.5 'signals_sent=["SIGTERM", "SIGCONT", "SIGKILL"]' \
+		"processes=[1, 1, 1]|each reached the one leftover" leftovers_stopped=1 killed_after_grace=1
 	cat <<'EOF'
-reason|r["reason"] == "exited"
-exit_code|r["exit_code"] == 4
-signal is null|r["signal"] is None
-runx_signal is null|r["runx_signal"] is None
-signals sent: SIGTERM, SIGCONT, SIGKILL|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT", "SIGKILL"]
-each reached the one leftover|[s["processes"] for s in r["signals_sent"]] == [1, 1, 1]
 SIGKILL a grace period after SIGTERM|r["signals_sent"][2]["time"] - r["signals_sent"][0]["time"] >= 0.5
-leftovers_stopped 1|r["leftovers_stopped"] == 1
-killed_after_grace 1|r["killed_after_grace"] == 1
 EOF
 )
 
@@ -364,19 +355,10 @@ export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
 check_report idle_timeout "$rep" < <(
 	common_checks
 	ran_checks
+	end_checks idle_timeout "exit_code=7|exit_code (the handler's)" idle_timeout=0.5 \
+		'signals_sent=["SIGTERM", "SIGCONT"]' "processes=[1, 1]|each reached the one process"
 	cat <<'EOF'
-reason|r["reason"] == "idle_timeout"
-exit_code (the handler's)|r["exit_code"] == 7
-signal is null|r["signal"] is None
-runx_signal is null|r["runx_signal"] is None
-timeout is null|r["timeout"] is None
-idle_timeout|r["idle_timeout"] == 0.5 and real(r["idle_timeout"])
-grace|r["grace"] == 5.0
-signals sent: SIGTERM, SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
-each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
 SIGTERM after the idle period|r["signals_sent"][0]["time"] >= 0.5
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 0|r["killed_after_grace"] == 0
 EOF
 )
 
@@ -399,19 +381,9 @@ export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
 check_report runx_signaled "$rep" < <(
 	common_checks
 	ran_checks
-	cat <<'EOF'
-reason|r["reason"] == "runx_signaled"
-runx_signal|r["runx_signal"] == "SIGTERM"
-exit_code (the handler's)|r["exit_code"] == 7
-signal is null|r["signal"] is None
-timeout is null|r["timeout"] is None
-idle_timeout is null|r["idle_timeout"] is None
-grace|r["grace"] == 5.0
-signals sent: SIGTERM (forwarded), SIGCONT|[s["signal"] for s in r["signals_sent"]] == ["SIGTERM", "SIGCONT"]
-each reached the one process|[s["processes"] for s in r["signals_sent"]] == [1, 1]
-leftovers_stopped 0|r["leftovers_stopped"] == 0
-killed_after_grace 0|r["killed_after_grace"] == 0
-EOF
+	end_checks runx_signaled "exit_code=7|exit_code (the handler's)" runx_signal='"SIGTERM"' \
+		'signals_sent=["SIGTERM", "SIGCONT"]|signals sent: SIGTERM (forwarded), SIGCONT' \
+		"processes=[1, 1]|each reached the one process"
 )
 
 # runx gets SIGINT, the command dies of it: 130

@@ -36,40 +36,51 @@ tiny_delay() {
 	esac
 }
 
+# race_run BACKEND N RUNX-ARGS...: run N of runx with BACKEND, its command
+# marked with $m, gets SIGTERM after tiny_delay; RACE_STATUS is runx's exit
+# status.  A run that left processes counts in left_fail (first_left: the
+# first of them), and they are killed.
+race_run() {
+	local b=$1 n=$2 left
+	shift 2
+	runx_bg_with "$b" "$@"
+	echo "$RUNX_PID $EPOCHSECONDS" >"$TMPD/current"
+	tiny_delay
+	kill -TERM "$RUNX_PID" 2>/dev/null
+	RACE_STATUS=0
+	wait "$RUNX_PID" || RACE_STATUS=$?
+	: >"$TMPD/current"
+	left=$(marked_list "$m")
+	if [ -n "$left" ]; then
+		left_fail=$((left_fail + 1))
+		[ -n "$first_left" ] || first_left="iteration $n: $left"
+		kill_marked "$m"
+	fi
+}
+
+# assert_runs NAME FAILED DIAGNOSTIC: ok when FAILED (runs) is 0.
+assert_runs() {
+	if [ "$2" = 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$3"
+	fi
+}
+
 for b in $ALL_BACKENDS; do
 	left_fail=0 status_fail=0 first_left="" first_status=""
 	for ((n = 1; n <= iterations; n++)); do
 		new_marker m
-		runx_bg_with "$b" -- sh -c "sleep $m & sleep $m"
-		echo "$RUNX_PID $EPOCHSECONDS" >"$TMPD/current"
-		tiny_delay
-		kill -TERM "$RUNX_PID" 2>/dev/null
-		s=0
-		wait "$RUNX_PID" || s=$?
-		: >"$TMPD/current"
-		left=$(marked_list "$m")
-		if [ -n "$left" ]; then
-			left_fail=$((left_fail + 1))
-			[ -n "$first_left" ] || first_left="iteration $n: $left"
-			kill_marked "$m"
-		fi
-		if [ "$s" != 143 ]; then
+		race_run "$b" "$n" -- sh -c "sleep $m & sleep $m"
+		if [ "$RACE_STATUS" != 143 ]; then
 			status_fail=$((status_fail + 1))
-			[ -n "$first_status" ] || first_status="iteration $n: status $s"
+			[ -n "$first_status" ] || first_status="iteration $n: status $RACE_STATUS"
 		fi
 	done
-	if [ "$left_fail" = 0 ]; then
-		ok "$b: SIGTERM during start-up leaves nothing ($iterations runs)"
-	else
-		not_ok "$b: SIGTERM during start-up leaves nothing ($iterations runs)" \
-			"$left_fail runs left processes; first: $first_left"
-	fi
-	if [ "$status_fail" = 0 ]; then
-		ok "$b: SIGTERM during start-up always gives 143 ($iterations runs)"
-	else
-		not_ok "$b: SIGTERM during start-up always gives 143 ($iterations runs)" \
-			"$status_fail runs gave another status; first: $first_status"
-	fi
+	assert_runs "$b: SIGTERM during start-up leaves nothing ($iterations runs)" "$left_fail" \
+		"$left_fail runs left processes; first: $first_left"
+	assert_runs "$b: SIGTERM during start-up always gives 143 ($iterations runs)" "$status_fail" \
+		"$status_fail runs gave another status; first: $first_status"
 done
 
 # The same race for a command that ignores TERM: nothing may be left
@@ -78,25 +89,10 @@ for b in $ALL_BACKENDS; do
 	left_fail=0 first_left=""
 	for ((n = 1; n <= iterations / 4; n++)); do
 		new_marker m
-		runx_bg_with "$b" -k 0.05 -- sh -c "trap '' TERM; sleep $m & sleep $m"
-		echo "$RUNX_PID $EPOCHSECONDS" >"$TMPD/current"
-		tiny_delay
-		kill -TERM "$RUNX_PID" 2>/dev/null
-		wait "$RUNX_PID" || true
-		: >"$TMPD/current"
-		left=$(marked_list "$m")
-		if [ -n "$left" ]; then
-			left_fail=$((left_fail + 1))
-			[ -n "$first_left" ] || first_left="iteration $n: $left"
-			kill_marked "$m"
-		fi
+		race_run "$b" "$n" -k 0.05 -- sh -c "trap '' TERM; sleep $m & sleep $m"
 	done
-	if [ "$left_fail" = 0 ]; then
-		ok "$b: SIGTERM during start-up, TERM ignored: nothing left ($((iterations / 4)) runs)"
-	else
-		not_ok "$b: SIGTERM during start-up, TERM ignored: nothing left ($((iterations / 4)) runs)" \
-			"$left_fail runs left processes; first: $first_left"
-	fi
+	assert_runs "$b: SIGTERM during start-up, TERM ignored: nothing left ($((iterations / 4)) runs)" \
+		"$left_fail" "$left_fail runs left processes; first: $first_left"
 done
 
 kill "$watchdog" 2>/dev/null

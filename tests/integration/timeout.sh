@@ -4,12 +4,6 @@
 # signal.
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # A command that records the first signal it gets, then exits 9.
 # recorder FILE MARKER SIGNAL...
 recorder() {

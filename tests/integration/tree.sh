@@ -6,12 +6,6 @@
 # limit (the test checks it survives, then kills it itself).
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
 # only starts the sleep in the background, has exited).

@@ -3,12 +3,6 @@
 # -v; a closed or broken stderr never changes the exit status.
 . "$TESTLIB"
 
-st() {
-	local s=0
-	"$@" || s=$?
-	echo "$s"
-}
-
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
 	[ -s "$1" ] && ! grep -qv '^runx: ' "$1"

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "duration.h"
-
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define NS   INT64_C(1)
 #define US   INT64_C(1000)
@@ -462,44 +461,34 @@ static Suite *duration_suite(void)
 	TCase *reject = tcase_create("reject");
 	TCase *format = tcase_create("format");
 
-	tcase_add_loop_test(parse, each_unit_scales_to_nanoseconds, 0,
-			    NELEM(unit_cases));
-	tcase_add_loop_test(parse, a_number_without_unit_means_seconds, 0,
-			    NELEM(default_unit_cases));
-	tcase_add_loop_test(parse, gnu_timeout_forms_mean_the_same, 0,
-			    NELEM(gnu_cases));
-	tcase_add_loop_test(parse, compound_terms_add_up, 0,
-			    NELEM(compound_cases));
-	tcase_add_loop_test(parse, decimal_fractions_are_exact, 0,
-			    NELEM(exact_cases));
-	tcase_add_loop_test(parse, tiny_values_round_up_to_one_ns, 0,
-			    NELEM(tiny_cases));
-	tcase_add_loop_test(parse, fractions_of_a_nanosecond_round_up, 0,
-			    NELEM(round_up_cases));
-	tcase_add_loop_test(parse, zero_stays_exactly_zero, 0,
-			    NELEM(zero_cases));
-	tcase_add_loop_test(parse, huge_values_clamp_to_inf, 0,
-			    NELEM(huge_cases));
-	tcase_add_loop_test(parse, values_just_below_the_limit_are_exact, 0,
-			    NELEM(near_limit_cases));
-	tcase_add_loop_test(parse, inf_means_no_limit, 0, NELEM(inf_cases));
-	tcase_add_loop_test(parse, leading_whitespace_and_plus_are_accepted, 0,
-			    NELEM(leading_cases));
-	tcase_add_loop_test(parse, hex_numbers_are_read_like_gnu_timeout, 0,
-			    NELEM(hex_cases));
+	add_table_test(parse, each_unit_scales_to_nanoseconds, unit_cases);
+	add_table_test(parse, a_number_without_unit_means_seconds,
+		       default_unit_cases);
+	add_table_test(parse, gnu_timeout_forms_mean_the_same, gnu_cases);
+	add_table_test(parse, compound_terms_add_up, compound_cases);
+	add_table_test(parse, decimal_fractions_are_exact, exact_cases);
+	add_table_test(parse, tiny_values_round_up_to_one_ns, tiny_cases);
+	add_table_test(parse, fractions_of_a_nanosecond_round_up,
+		       round_up_cases);
+	add_table_test(parse, zero_stays_exactly_zero, zero_cases);
+	add_table_test(parse, huge_values_clamp_to_inf, huge_cases);
+	add_table_test(parse, values_just_below_the_limit_are_exact,
+		       near_limit_cases);
+	add_table_test(parse, inf_means_no_limit, inf_cases);
+	add_table_test(parse, leading_whitespace_and_plus_are_accepted,
+		       leading_cases);
+	add_table_test(parse, hex_numbers_are_read_like_gnu_timeout, hex_cases);
 	suite_add_tcase(s, parse);
 
-	tcase_add_loop_test(reject,
-			    rejected_texts_fail_and_leave_the_value_alone, 0,
-			    NELEM(rejected));
+	add_table_test(reject, rejected_texts_fail_and_leave_the_value_alone,
+		       rejected);
 	tcase_add_test(reject, null_text_is_rejected);
 	suite_add_tcase(s, reject);
 
-	tcase_add_loop_test(format, format_uses_the_largest_exact_unit, 0,
-			    NELEM(format_cases));
-	tcase_add_loop_test(format,
-			    formatted_text_parses_back_to_the_same_value, 0,
-			    NELEM(round_trip_values));
+	add_table_test(format, format_uses_the_largest_exact_unit,
+		       format_cases);
+	add_table_test(format, formatted_text_parses_back_to_the_same_value,
+		       round_trip_values);
 	tcase_add_test(format, format_writes_at_most_size_bytes);
 	suite_add_tcase(s, format);
 	return s;
@@ -507,13 +496,5 @@ static Suite *duration_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(duration_suite());
-	int run, failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	run = srunner_ntests_run(sr);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* Zero tests run means a test list went missing: that is a failure. */
-	return failed == 0 && run > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(duration_suite());
 }

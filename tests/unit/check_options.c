@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "duration.h"
 #include "options.h"
-
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #define SEC	 INT64_C(1000000000)
 #define MAX_ARGS 24
@@ -394,24 +393,39 @@ static const struct option_case option_cases[] = {
      3},
 };
 
-START_TEST(every_option_long_and_short_sets_its_field)
+/*
+ * Parses c's words followed by the command words cmd (NULL-terminated, at
+ * most 2) and asserts the defaults changed by c's changes, nothing else,
+ * and the command from the first of cmd on.
+ */
+static void expect_option_case(const struct option_case *c,
+			       const char *const *cmd, struct runx_options *got)
 {
-	const struct option_case *c = &option_cases[_i];
 	const char *words[MAX_ARGS + 1];
-	struct runx_options got, want = spec_defaults();
+	struct runx_options want = spec_defaults();
 	int n = 0;
 
 	for (; n < NELEM(c->words) && c->words[n] != NULL; n++)
 		words[n] = c->words[n];
-	words[n] = "cmd";
-	words[n + 1] = "arg";
-	words[n + 2] = NULL;
+	for (int k = 0; k <= 2; k++) {
+		words[n + k] = cmd[k];
+		if (cmd[k] == NULL)
+			break;
+	}
 	for (int k = 0; k < c->nchanges; k++)
 		apply(&want, &c->changes[k]);
 
-	expect_ok(parse_words(words, &got));
-	expect_options(&got, &want);
-	expect_command_from(&got, n + 1);
+	expect_ok(parse_words(words, got));
+	expect_options(got, &want);
+	expect_command_from(got, n + 1);
+}
+
+START_TEST(every_option_long_and_short_sets_its_field)
+{
+	static const char *const cmd[] = {"cmd", "arg", NULL};
+	struct runx_options got;
+
+	expect_option_case(&option_cases[_i], cmd, &got);
 	ck_assert_str_eq(got.command[0], "cmd");
 	ck_assert_str_eq(got.command[1], "arg");
 }
@@ -443,21 +457,10 @@ static const struct option_case last_wins_cases[] = {
 
 START_TEST(the_last_of_repeated_options_wins)
 {
-	const struct option_case *c = &last_wins_cases[_i];
-	const char *words[MAX_ARGS + 1];
-	struct runx_options got, want = spec_defaults();
-	int n = 0;
+	static const char *const cmd[] = {"cmd", NULL};
+	struct runx_options got;
 
-	for (; n < NELEM(c->words) && c->words[n] != NULL; n++)
-		words[n] = c->words[n];
-	words[n] = "cmd";
-	words[n + 1] = NULL;
-	for (int k = 0; k < c->nchanges; k++)
-		apply(&want, &c->changes[k]);
-
-	expect_ok(parse_words(words, &got));
-	expect_options(&got, &want);
-	expect_command_from(&got, n + 1);
+	expect_option_case(&last_wins_cases[_i], cmd, &got);
 }
 END_TEST
 
@@ -721,23 +724,21 @@ static Suite *options_suite(void)
 
 	tcase_add_test(accept, defaults_when_only_a_command_is_given);
 	tcase_add_test(accept, options_after_the_command_belong_to_the_command);
-	tcase_add_loop_test(accept, double_dash_ends_the_options, 0,
-			    NELEM(double_dash_cases));
-	tcase_add_loop_test(accept, every_option_long_and_short_sets_its_field,
-			    0, NELEM(option_cases));
-	tcase_add_loop_test(accept, the_last_of_repeated_options_wins, 0,
-			    NELEM(last_wins_cases));
-	tcase_add_loop_test(accept, help_and_version_need_no_command, 0,
-			    NELEM(help_cases));
+	add_table_test(accept, double_dash_ends_the_options, double_dash_cases);
+	add_table_test(accept, every_option_long_and_short_sets_its_field,
+		       option_cases);
+	add_table_test(accept, the_last_of_repeated_options_wins,
+		       last_wins_cases);
+	add_table_test(accept, help_and_version_need_no_command, help_cases);
 	tcase_add_test(accept, help_and_version_texts_are_gnu_style);
 	tcase_add_test(accept, a_second_parse_starts_from_the_defaults);
 	suite_add_tcase(s, accept);
 
-	tcase_add_loop_test(
+	add_table_test(
 	    reject, bad_command_lines_fail_with_a_message_naming_the_bad_text,
-	    0, NELEM(rejected_cases));
-	tcase_add_loop_test(reject, error_messages_have_the_decided_format, 0,
-			    NELEM(message_cases));
+	    rejected_cases);
+	add_table_test(reject, error_messages_have_the_decided_format,
+		       message_cases);
 	tcase_add_test(reject, signal_numbers_past_sigrtmax_are_rejected);
 	tcase_add_test(reject, the_error_message_respects_errsize);
 	suite_add_tcase(s, reject);
@@ -746,13 +747,5 @@ static Suite *options_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(options_suite());
-	int run, failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	run = srunner_ntests_run(sr);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* Zero tests run means a test list went missing: that is a failure. */
-	return failed == 0 && run > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(options_suite());
 }

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "signals.h"
-
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Not a signal number, so "unchanged" is visible. */
 #define SENTINEL (-4242)
@@ -366,11 +365,10 @@ static Suite *signals_suite(void)
 	TCase *reject = tcase_create("reject");
 	TCase *name = tcase_create("name");
 
-	tcase_add_loop_test(
-	    parse, every_linux_name_parses_with_or_without_sig_in_any_case, 0,
-	    NELEM(linux_names));
-	tcase_add_loop_test(parse, aliases_iot_cld_poll_are_accepted, 0,
-			    NELEM(alias_names));
+	add_table_test(parse,
+		       every_linux_name_parses_with_or_without_sig_in_any_case,
+		       linux_names);
+	add_table_test(parse, aliases_iot_cld_poll_are_accepted, alias_names);
 	tcase_add_loop_test(parse,
 			    every_number_from_zero_to_sigrtmax_is_accepted, 0,
 			    SIGRTMAX + 1);
@@ -381,18 +379,16 @@ static Suite *signals_suite(void)
 			    0, SIGRTMAX - SIGRTMIN + 1);
 	suite_add_tcase(s, parse);
 
-	tcase_add_loop_test(reject,
-			    unknown_names_and_malformed_text_are_rejected, 0,
-			    NELEM(rejected));
+	add_table_test(reject, unknown_names_and_malformed_text_are_rejected,
+		       rejected);
 	tcase_add_loop_test(
 	    reject, numbers_and_offsets_just_out_of_range_are_rejected, 0, 6);
 	tcase_add_test(reject, null_text_is_rejected);
 	suite_add_tcase(s, reject);
 
 	tcase_add_test(name, names_use_the_sig_prefix_and_canonical_spelling);
-	tcase_add_loop_test(name,
-			    every_linux_name_is_printed_as_sig_plus_that_name,
-			    0, NELEM(linux_names));
+	add_table_test(name, every_linux_name_is_printed_as_sig_plus_that_name,
+		       linux_names);
 	tcase_add_test(name, realtime_signals_are_named_from_the_nearer_end);
 	tcase_add_test(name, signals_without_a_name_are_printed_as_numbers);
 	tcase_add_loop_test(name, every_printed_name_parses_back_to_its_number,
@@ -404,13 +400,5 @@ static Suite *signals_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(signals_suite());
-	int run, failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	run = srunner_ntests_run(sr);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	/* Zero tests run means a test list went missing: that is a failure. */
-	return failed == 0 && run > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_suite(signals_suite());
 }
