@@ -11,16 +11,14 @@
 
 FREEZER=$(awk '$3 == "cgroup" && $4 ~ /(^|,)freezer(,|$)/ { print $2; exit }' /proc/self/mounts)
 [ -n "$FREEZER" ] || skip_all "no cgroup v1 freezer is mounted (needed to make a process unkillable)"
+require_python3 "to read the report"
 FRZ=$FREEZER/runx-test-unkillable.$$
 mkdir "$FRZ" 2>/dev/null || skip_all "cannot create a cgroup v1 freezer group in $FREEZER (not root?)"
-PY=$(command -v python3) || skip_all "python3 is needed to read the report"
-
 CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 declare -A mark pid
-_lib_exit_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT\$/\1/")
+# after cleanup's SIGKILL to every marked process: thaw, so they can die
 thaw_and_clean() {
 	echo THAWED >"$FRZ/freezer.state" 2>/dev/null
-	eval "$_lib_exit_trap" # kills what carries our markers
 	local i d
 	for ((i = 0; i < 100; i++)); do
 		rmdir "$FRZ" 2>/dev/null && break
@@ -35,7 +33,7 @@ thaw_and_clean() {
 	fi
 	return 0
 }
-trap thaw_and_clean EXIT
+at_exit thaw_and_clean
 
 scopes="group tree cgroup"
 for sc in $scopes; do
