@@ -213,14 +213,15 @@ static bool readable_now(int fd)
 /*
  * Moves what is in the pipe now, waiting for a full destination as a
  * blocking writer would, but at most RUNX_RELAY_STALL_MS without progress;
- * at most RUNX_RELAY_DRAIN_CHUNKS chunks, for a writer outside the scope
- * that never stops.
+ * and in at most 2 * RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a
+ * chunk or waits once), for a writer outside the scope that never stops.
  */
 static void drain(struct runx_relay_stream *s)
 {
-	int chunks = 0;
-
-	while (s->src >= 0 && chunks < RUNX_RELAY_DRAIN_CHUNKS) {
+	/* every round counts (a wait, a flush or a chunk), so that no
+	 * pattern of poll(2) answers can make this loop spin */
+	for (int rounds = 0; s->src >= 0 && rounds < 2 * RUNX_RELAY_DRAIN_CHUNKS;
+	     rounds++) {
 		if (s->dst_full || s->len > 0) {
 			struct pollfd p = {.fd = s->dst, .events = POLLOUT};
 			int n = poll(&p, 1, RUNX_RELAY_STALL_MS);
@@ -235,10 +236,8 @@ static void drain(struct runx_relay_stream *s)
 		}
 		if (!readable_now(s->src))
 			break; /* empty */
-		ssize_t m = move_chunk(s);
-		if (m < 0)
+		if (move_chunk(s) < 0)
 			break;
-		chunks++;
 	}
 }
 

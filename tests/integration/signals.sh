@@ -156,10 +156,12 @@ fi
 assert_dead "forwarded-only signals: nothing left" "$m"
 
 # The forwarded signals reach the whole group (a background job of the
-# command records them too).
+# command records them too).  The job ignores SIGTERM: the command dies of
+# USR2 at once and the cleanup's SIGTERM must not kill the job before its
+# shell has run the USR2 trap (it does so only after its sleep ends).
 new_marker m
 f="$TMPD/fwdbg.$m"
-runx_bg -- sh -c "sh -c \"trap 'echo USR2 >>$f; exit 0' USR2; echo >$TMPD/ready.$m; while :; do sleep 0.05; done; : $m\" & wait; exit 8"
+runx_bg -k 3s -- sh -c "sh -c \"trap 'echo USR2 >>$f; exit 0' USR2; trap '' TERM; echo >$TMPD/ready.$m; while :; do sleep 0.05; done; : $m\" & wait; exit 8"
 if wait_ready "$m"; then
 	kill -USR2 "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 40
