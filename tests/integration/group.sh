@@ -129,9 +129,14 @@ assert_dead "--wait-all -p: TERM-ignoring leftover killed" "$m"
 # command's own (it exited before).
 new_marker m
 runx_bg --wait-all -k 0.5 -- sh -c "sleep $m & exit 3"
-# wait until the command itself is gone: only runx and the sleep are left
+# wait until the command itself is gone: the sleep runs and no sh is left
+# (counting alone would also match the moment before sh forked the sleep)
+command_gone() {
+	marked_list "$1" | awk '$3 == "sleep" { s = 1 } $3 == "sh" { c = 1 }
+		END { exit !(s && !c) }'
+}
 i=0
-while [ "$(marked_count "$m")" -gt 2 ] && [ $i -lt 1000 ]; do sleep 0.02; i=$((i + 1)); done
+until command_gone "$m" || [ $i -ge 1000 ]; do sleep 0.02; i=$((i + 1)); done
 kill -TERM "$RUNX_PID"
 wait_pid_exit "$RUNX_PID" 40
 assert_eq "--wait-all, SIGTERM to runx while waiting: the command's status" 3 "$WAIT_STATUS"
