@@ -292,10 +292,11 @@ static int run(const struct runx_options *opts, const sigset_t *orig_mask)
 			 "supervision failed: %s", strerror(-r));
 	else if (job.result.unkillable > 0)
 		snprintf(job.error, sizeof(job.error),
-			 "%d process%s still alive 10 s after SIGKILL "
+			 "%d process%s still alive %d s after SIGKILL "
 			 "(uninterruptible sleep)",
 			 job.result.unkillable,
-			 job.result.unkillable == 1 ? "" : "es");
+			 job.result.unkillable == 1 ? "" : "es",
+			 RUNX_KILL_WAIT_S);
 	runx_verbose("exiting with status %d", job.result.exit_status);
 	return finish(&job, job.result.exit_status);
 }

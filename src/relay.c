@@ -213,14 +213,14 @@ static bool readable_now(int fd)
 /*
  * Moves what is in the pipe now, waiting for a full destination as a
  * blocking writer would, but at most RUNX_RELAY_STALL_MS without progress;
- * and in at most 2 * RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a
- * chunk or waits once), for a writer outside the scope that never stops.
+ * and in at most RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a chunk
+ * or waits once), for a writer outside the scope that never stops.
  */
 static void drain(struct runx_relay_stream *s)
 {
 	/* every round counts (a wait, a flush or a chunk), so that no
 	 * pattern of poll(2) answers can make this loop spin */
-	for (int rounds = 0; s->src >= 0 && rounds < 2 * RUNX_RELAY_DRAIN_CHUNKS;
+	for (int rounds = 0; s->src >= 0 && rounds < RUNX_RELAY_DRAIN_CHUNKS;
 	     rounds++) {
 		if (s->dst_full || s->len > 0) {
 			struct pollfd p = {.fd = s->dst, .events = POLLOUT};

@@ -15,7 +15,7 @@
 #define RUNX_RELAY_BUFSIZE (64 * 1024)  /* read/write fallback buffer */
 #define RUNX_RELAY_PIPE_SIZE (1024 * 1024) /* asked of F_SETPIPE_SZ */
 #define RUNX_RELAY_STALL_MS 5000 /* at the end: wait for a slow reader */
-#define RUNX_RELAY_DRAIN_CHUNKS 1024 /* at the end: chunks moved at most */
+#define RUNX_RELAY_DRAIN_CHUNKS 1024 /* at the end: rounds (chunks or waits) at most */
 
 struct runx_relay_stream {
 	int src;        /* read end of the pipe (O_NONBLOCK), -1 once closed */
@@ -68,7 +68,7 @@ size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
  * At the end: delivers what is still in the pipes, waiting for a slow
  * reader as a blocking writer would, but giving up after
  * RUNX_RELAY_STALL_MS milliseconds in which the destination accepted
- * nothing, or after RUNX_RELAY_DRAIN_CHUNKS chunks (a process outside the
+ * nothing, or after RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the
  * scope that still holds and fills the pipe must not keep runx); then
  * closes everything.  Never fails.
  */

@@ -260,10 +260,10 @@ static void give_up(struct supervisor *s)
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;
-	runx_error("%d process%s in %s still alive 10 s after SIGKILL "
+	runx_error("%d process%s in %s still alive %d s after SIGKILL "
 		   "(uninterruptible sleep); giving up on %s",
 		   alive, alive == 1 ? "" : "es",
-		   scope_text(s, where, sizeof(where)),
+		   scope_text(s, where, sizeof(where)), RUNX_KILL_WAIT_S,
 		   alive == 1 ? "it" : "them");
 	if (!s->exited) {
 		s->exited = true;
@@ -517,21 +517,22 @@ static int supervise_loop(struct supervisor *s)
 /*
  * The way out when poll(2) itself fails (it should not: ENOMEM): SIGKILL
  * the whole scope, reap, and repeat every 10 ms until the census finds it
- * empty, for at most 10 s.  The only sleeping loop in runx.
+ * empty, for at most RUNX_KILL_WAIT_NS.  The only sleeping loop in runx.
  */
 static void kill_without_poll(struct supervisor *s)
 {
-	const struct timespec tick = {0, 10000000};
+	const long tick_ns = 10000000;
+	const struct timespec tick = {0, tick_ns};
 
-	for (int round = 0; round < 1000; round++) {
+	for (long round = 0; round < RUNX_KILL_WAIT_NS / tick_ns; round++) {
 		runx_scope_signal(s->scope, SIGKILL, false);
 		reap(s);
 		if (s->exited && census(s) == 0)
 			return;
 		nanosleep(&tick, NULL);
 	}
-	runx_error("%d process%s still alive 10 s after SIGKILL", s->live,
-		   s->live == 1 ? "" : "es");
+	runx_error("%d process%s still alive %d s after SIGKILL", s->live,
+		   s->live == 1 ? "" : "es", RUNX_KILL_WAIT_S);
 }
 
 /* Opens a CLOCK_MONOTONIC timerfd; -errno on failure. */

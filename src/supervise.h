@@ -44,7 +44,8 @@ struct runx_signal_event {
  * only exits when the kernel lets it (signal(7)); runx then gives up, says
  * so, and exits rather than hang.
  */
-#define RUNX_KILL_WAIT_NS (10 * 1000000000LL)
+#define RUNX_KILL_WAIT_S 10 /* in messages */
+#define RUNX_KILL_WAIT_NS (RUNX_KILL_WAIT_S * 1000000000LL)
 
 struct runx_result {
 	enum runx_end_reason reason;
