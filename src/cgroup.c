@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,28 @@ static int open_in(const char *dir, const char *name, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
+/* An optional control file, O_WRONLY: fd, -1 if the kernel lacks it, or
+ * -EMFILE/-ENFILE when runx is out of fds (which must fail the set-up). */
+static int open_optional(const char *dir, const char *name)
+{
+	int fd = open_in(dir, name, O_WRONLY);
+
+	if (fd >= 0)
+		return fd;
+	return errno == EMFILE || errno == ENFILE ? -errno : -1;
+}
+
+int runx_cgroup_probe(const char *parent)
+{
+	char procs[PATH_MAX + 16];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", parent);
+	if (faccessat(AT_FDCWD, parent, W_OK | X_OK, AT_EACCESS) < 0 ||
+	    faccessat(AT_FDCWD, procs, W_OK, AT_EACCESS) < 0)
+		return -errno;
+	return 0;
+}
+
 int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 		       size_t errsize)
 {
@@ -170,6 +193,7 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 	int n;
 
 	cg->dir_fd = cg->procs_fd = cg->events_fd = -1;
+	cg->kill_fd = cg->freeze_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	n = snprintf(cg->path, sizeof(cg->path), "%s/runx-%d-%lx%x", parent,
 		     (int)getpid(), (unsigned long)ts.tv_nsec, serial++);
@@ -188,11 +212,16 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 	cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cg->procs_fd = open_in(cg->path, "cgroup.procs", O_WRONLY);
 	cg->events_fd = open_in(cg->path, "cgroup.events", O_RDONLY);
-	if (cg->dir_fd < 0 || cg->procs_fd < 0 || cg->events_fd < 0) {
+	cg->kill_fd = open_optional(cg->path, "cgroup.kill");
+	cg->freeze_fd = open_optional(cg->path, "cgroup.freeze");
+	if (cg->dir_fd < 0 || cg->procs_fd < 0 || cg->events_fd < 0 ||
+	    cg->kill_fd == -EMFILE || cg->freeze_fd == -EMFILE ||
+	    cg->kill_fd == -ENFILE || cg->freeze_fd == -ENFILE) {
 		int e = errno;
 		snprintf(err, errsize, "cannot open cgroup '%s': %s", cg->path,
 			 strerror(e));
-		runx_cgroup_remove(cg);
+		runx_cgroup_remove(cg, 0);
+		cg->path[0] = '\0';
 		return -e;
 	}
 	/* as /proc/PID/cgroup names it: runx's own path, then "/runx-..." */
@@ -205,18 +234,24 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 	return 0;
 }
 
-int runx_cgroup_populated(struct runx_cgroup *cg)
+/* Reads one "KEY 0|1" line of cgroup.events: 1, 0, or -errno. */
+static int events_flag(const struct runx_cgroup *cg, const char *key)
 {
-	char text[256];
+	char text[256], *p;
 	ssize_t n = pread(cg->events_fd, text, sizeof(text) - 1, 0);
 
 	if (n < 0)
 		return -errno;
 	text[n] = '\0';
-	char *p = strstr(text, "populated ");
-	if (p == NULL)
-		return -EINVAL;
-	return p[10] == '1';
+	for (p = text; (p = strstr(p, key)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[strlen(key)] == ' ')
+			return p[strlen(key) + 1] == '1';
+	return -EINVAL;
+}
+
+int runx_cgroup_populated(struct runx_cgroup *cg)
+{
+	return events_flag(cg, "populated");
 }
 
 /* Calls fn for each pid of dir/cgroup.procs, then recurses into subdirs. */
@@ -307,32 +342,55 @@ int runx_cgroup_count(struct runx_cgroup *cg)
 	return r < 0 ? r : count;
 }
 
-/* Writes text to name in the job's cgroup; -errno on failure. */
-static int write_in(const struct runx_cgroup *cg, const char *name,
-		    const char *text)
-{
-	int fd = open_in(cg->path, name, O_WRONLY);
-
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	return n < 0 ? -e : 0;
-}
-
 int runx_cgroup_kill(struct runx_cgroup *cg)
 {
-	int count = runx_cgroup_count(cg);
-	int r = write_in(cg, "cgroup.kill", "1");
-	if (r != -ENOENT)
-		return r < 0 ? r : count;
+	if (cg->kill_fd >= 0)
+		return pwrite(cg->kill_fd, "1", 1, 0) == 1 ? 1 : -errno;
 	/* Before Linux 5.14: freeze, so nothing forks while we kill. */
-	write_in(cg, "cgroup.freeze", "1");
-	count = 0;
-	r = runx_cgroup_each_pid(cg, kill_one, &count);
-	write_in(cg, "cgroup.freeze", "0");
+	int count = 0;
+	runx_cgroup_freeze(cg, true, 100 * 1000 * 1000LL);
+	int r = runx_cgroup_each_pid(cg, kill_one, &count);
+	runx_cgroup_freeze(cg, false, 0);
 	return r < 0 ? r : count;
+}
+
+/* Waits for cgroup.events' KEY to read want, at most timeout_ns. */
+static int wait_flag(struct runx_cgroup *cg, const char *key, int want,
+		     long long timeout_ns)
+{
+	struct timespec t0, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int v = events_flag(cg, key);
+		if (v < 0 || v == want)
+			return v < 0 ? v : 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long spent = (now.tv_sec - t0.tv_sec) * 1000000000LL +
+				  (now.tv_nsec - t0.tv_nsec);
+		if (spent >= timeout_ns)
+			return -ETIMEDOUT;
+		/* notifications are rate-limited: wake at least every 20 ms */
+		long long left_ms = (timeout_ns - spent) / 1000000 + 1;
+		struct pollfd p = {.fd = cg->events_fd, .events = POLLPRI};
+		if (poll(&p, 1, left_ms < 20 ? (int)left_ms : 20) < 0 &&
+		    errno != EINTR)
+			return -errno;
+	}
+}
+
+int runx_cgroup_freeze(struct runx_cgroup *cg, bool on, long long timeout_ns)
+{
+	if (cg->freeze_fd < 0)
+		return -ENOTSUP;
+	if (pwrite(cg->freeze_fd, on ? "1" : "0", 1, 0) != 1)
+		return -errno;
+	return on ? wait_flag(cg, "frozen", 1, timeout_ns) : 0;
+}
+
+int runx_cgroup_wait_empty(struct runx_cgroup *cg, long long timeout_ns)
+{
+	return wait_flag(cg, "populated", 0, timeout_ns);
 }
 
 /* rmdir of dir after its subdirectories, retrying briefly on EBUSY. */
@@ -368,19 +426,31 @@ static int remove_tree(const char *dir)
 	return r != 0 ? r : -errno;
 }
 
-int runx_cgroup_remove(struct runx_cgroup *cg)
+/* Closes fd if open and marks it closed. */
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int runx_cgroup_remove(struct runx_cgroup *cg, long long kill_wait_ns)
 {
 	int r = 0;
 
-	if (cg->dir_fd >= 0)
-		close(cg->dir_fd);
-	if (cg->procs_fd >= 0)
-		close(cg->procs_fd);
-	if (cg->events_fd >= 0)
-		close(cg->events_fd);
-	cg->dir_fd = cg->procs_fd = cg->events_fd = -1;
-	if (cg->path[0] != '\0')
-		r = remove_tree(cg->path);
-	cg->path[0] = '\0';
+	if (cg->path[0] == '\0')
+		return 0;
+	/* a launch that failed half-way can leave a process inside */
+	if (cg->events_fd >= 0 && runx_cgroup_populated(cg) == 1 &&
+	    kill_wait_ns > 0) {
+		runx_cgroup_kill(cg);
+		runx_cgroup_wait_empty(cg, kill_wait_ns);
+	}
+	close_fd(&cg->dir_fd);
+	close_fd(&cg->procs_fd);
+	close_fd(&cg->events_fd);
+	close_fd(&cg->kill_fd);
+	close_fd(&cg->freeze_fd);
+	r = remove_tree(cg->path);
 	return r;
 }

@@ -10,33 +10,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
+/* Reads up to size-1 bytes of a small /proc file; length or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
 {
-	char path[64], buf[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	int e = errno;
 	close(fd);
 	if (n < 0)
 		return -e;
 	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
+	return n;
+}
+
+int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
+{
+	char path[64], buf[1024];
+	unsigned long long start;
 	int ppid, pgrp, session;
-	if (p == NULL || sscanf(p + 1, " %c %d %d %d", &st->state, &ppid,
-				&pgrp, &session) != 4)
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	char *p = strrchr(buf, ')');
+	/* fields 3-6, then skip 7-21 to the start time (22) */
+	if (p == NULL ||
+	    sscanf(p + 1,
+		   " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+		   "%*s %*s %*s %*s %llu",
+		   &st->state, &ppid, &pgrp, &session, &start) != 5)
 		return -EINVAL;
 	st->pid = pid;
 	st->ppid = ppid;
 	st->pgrp = pgrp;
 	st->session = session;
+	st->start_time = start;
 	return 0;
 }
 
@@ -54,13 +70,20 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 
 	if (dir == NULL)
 		return -errno;
-	while (r == 0 && (d = readdir(dir)) != NULL) {
+	while (r == 0) {
+		errno = 0;
+		if ((d = readdir(dir)) == NULL) {
+			r = -errno; /* 0 at the end of the list */
+			break;
+		}
 		struct runx_proc_stat st;
-
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
-		if (runx_proc_stat((pid_t)atoi(d->d_name), &st) == 0)
+		int s = runx_proc_stat((pid_t)atoi(d->d_name), &st);
+		if (s == 0)
 			r = fn(&st, arg);
+		else if (s != -ENOENT && s != -ESRCH)
+			r = s;
 	}
 	closedir(dir);
 	return r;
@@ -75,4 +98,36 @@ bool runx_proc_is_own_namespace(void)
 		return false;
 	buf[n] = '\0';
 	return atoi(buf) == (int)getpid();
+}
+
+int runx_proc_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	if (size == 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	ssize_t n = read_small(path, buf, size);
+	if (n < 0)
+		return (int)n;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--; /* the last argument's terminator */
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return (int)n;
+}
+
+uint64_t runx_proc_uptime_ticks(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	/* CLOCK_BOOTTIME is what /proc/PID/stat's start time counts from */
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	if (hz <= 0)
+		hz = 100;
+	return (uint64_t)ts.tv_sec * (uint64_t)hz +
+	       (uint64_t)ts.tv_nsec / (1000000000ULL / (uint64_t)hz);
 }

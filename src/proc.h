@@ -3,6 +3,7 @@
 #define RUNX_PROC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct runx_proc_stat {
@@ -11,12 +12,14 @@ struct runx_proc_stat {
 	pid_t ppid;
 	pid_t pgrp;
 	pid_t session;
+	unsigned long long start_time; /* field 22: clock ticks after boot */
 };
 
 /*
- * Reads fields 3-6 of /proc/PID/stat (parsing after the last ')', since
- * the command name may hold spaces and parentheses).  Returns 0, or -errno
- * (-ENOENT once the process is reaped).
+ * Reads fields 3-6 and 22 of /proc/PID/stat (parsing after the last ')',
+ * since the command name may hold spaces and parentheses).  Needs one fd
+ * for the duration of the call.  Returns 0, or -errno: -ENOENT or -ESRCH
+ * once the process is gone, -EMFILE/-ENFILE when runx is out of fds.
  */
 int runx_proc_stat(pid_t pid, struct runx_proc_stat *st);
 
@@ -25,9 +28,11 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st);
 
 /*
  * Calls fn for every process listed in /proc, stopping early when fn
- * returns non-zero (which is then returned).  Processes that vanish while
- * being read are skipped.  Returns 0, fn's value, or -errno if /proc
- * cannot be read.
+ * returns non-zero (which is then returned).  Only a process that vanished
+ * while being read (ENOENT, ESRCH) is skipped; any other failure to read
+ * an entry (EMFILE, EACCES, ...) ends the walk with -errno, since a census
+ * that silently missed a process would count a live job as gone.  Needs two
+ * fds while it runs.  Returns 0, fn's value, or -errno.
  */
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg);
@@ -38,5 +43,16 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
  * /proc lists are not the ones kill(2) takes.
  */
 bool runx_proc_is_own_namespace(void);
+
+/*
+ * Reads the NUL-separated command line of pid (/proc/PID/cmdline) into buf
+ * (size bytes), arguments joined by single spaces, truncated to fit.
+ * Returns the length written, or -errno (an empty cmdline, a kernel
+ * thread or a zombie, gives 0).
+ */
+int runx_proc_cmdline(pid_t pid, char *buf, size_t size);
+
+/* Seconds since boot now, in clock ticks (for ages from start_time). */
+uint64_t runx_proc_uptime_ticks(void);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "report.h"
 
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -17,6 +18,30 @@
 
 #include "duration.h"
 #include "signals.h"
+
+/* Why the run ended, beyond enum runx_end_reason. */
+enum runx_report_reason {
+	RUNX_REPORT_SUPERVISED,  /* see result->reason */
+	RUNX_REPORT_EXEC_FAILED, /* the command could not be executed */
+	RUNX_REPORT_RUNX_ERROR,  /* runx itself failed (exit 125) */
+};
+
+/* What the report shows, gathered from the plan and the result. */
+struct runx_report {
+	const struct runx_options *opts;
+	enum runx_report_reason kind;
+	const char *scope;       /* scope actually used ("group", ...) */
+	const char *scope_where; /* "process group 123", a cgroup path; or NULL */
+	const char *backend;     /* launch backend used, or NULL */
+	pid_t pid;               /* the command's pid, 0 if none ran */
+	struct timespec start;   /* CLOCK_REALTIME at start */
+	struct timespec end;     /* CLOCK_REALTIME at end */
+	int64_t wall_ns;         /* CLOCK_MONOTONIC end - start, ns */
+	const struct runx_result *result; /* with RUNX_REPORT_SUPERVISED */
+	int exec_errno;                   /* with RUNX_REPORT_EXEC_FAILED */
+	const char *error;                /* message, or NULL */
+	int exit_status;                  /* runx's exit status */
+};
 
 /* Length of the UTF-8 sequence a lead byte starts, 0 if it cannot lead. */
 static size_t utf8_length(unsigned char c)
@@ -97,7 +122,8 @@ static json_t *timeval_seconds(const struct timeval *tv)
 	return json_real((double)tv->tv_sec + (double)tv->tv_usec / 1e6);
 }
 
-const char *runx_report_reason_name(const struct runx_report *r)
+/* The "reason" string for a report ("exited", "timeout", ...). */
+static const char *reason_name(const struct runx_report *r)
 {
 	static const char *const names[] = {
 		[RUNX_END_EXITED] = "exited",
@@ -176,7 +202,7 @@ static json_t *build(const struct runx_report *r)
 	json_object_set_new(o, "end_time", rfc3339(&r->end));
 	json_object_set_new(o, "wall_time", seconds(r->wall_ns));
 	json_object_set_new(o, "reason",
-			    json_string(runx_report_reason_name(r)));
+			    json_string(reason_name(r)));
 	json_object_set_new(o, "exit_status", json_integer(r->exit_status));
 	add_outcome(o, r);
 	json_object_set_new(o, "error",
@@ -212,7 +238,30 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
-int runx_report_write(const char *path, const struct runx_report *r)
+/* Gathers the report's view of the run from the plan and the result. */
+static void gather(const struct runx_plan *plan, const struct runx_result *res,
+		   struct runx_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->opts = plan->opts;
+	r->kind = res->reason == RUNX_END_EXEC_FAILED ? RUNX_REPORT_EXEC_FAILED
+		  : res->reason == RUNX_END_RUNX_ERROR ? RUNX_REPORT_RUNX_ERROR
+						       : RUNX_REPORT_SUPERVISED;
+	r->scope = runx_scope_kind_name(plan->scope);
+	r->scope_where = res->scope_where[0] ? res->scope_where : NULL;
+	r->backend = res->launched ? runx_launch_kind_name(plan->backend) : NULL;
+	r->pid = res->pid;
+	r->start = res->start;
+	r->end = res->end;
+	r->wall_ns = res->start_ns ? res->end_ns - res->start_ns : 0;
+	r->result = r->kind == RUNX_REPORT_SUPERVISED ? res : NULL;
+	r->exec_errno = res->exec_errno;
+	r->error = res->error[0] ? res->error : NULL;
+	r->exit_status = res->exit_status;
+}
+
+/* Writes the report r to path (see runx_report_write). */
+static int write_report(const char *path, const struct runx_report *r)
 {
 	json_t *o = build(r);
 	char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
@@ -256,4 +305,13 @@ int runx_report_write(const char *path, const struct runx_report *r)
 	if (ret < 0)
 		unlink(tmp);
 	return ret;
+}
+
+int runx_report_write(const char *path, const struct runx_plan *plan,
+		      const struct runx_result *res)
+{
+	struct runx_report view;
+
+	gather(plan, res, &view);
+	return write_report(path, &view);
 }

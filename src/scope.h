@@ -1,7 +1,8 @@
 /*
  * The kill scope: the set of processes a stop reaches and runx waits for.
- * One interface, one implementation per kind (child, group, tree); the
- * cgroup kind lives in scope_cgroup.c.
+ * One interface (struct runx_scope_ops), one implementation per kind:
+ * scope_child.c, scope_group.c, scope_tree.c, scope_cgroup.c.  A new scope
+ * is a new file and an entry in runx_scope_ops_for() (scope.c).
  */
 #ifndef RUNX_SCOPE_H
 #define RUNX_SCOPE_H
@@ -13,71 +14,159 @@
 #include "cgroup.h"
 #include "options.h"
 
-struct runx_scope {
-	enum runx_scope_kind kind; /* never RUNX_SCOPE_AUTO once prepared */
-	pid_t child;               /* the command, 0 before launch */
-	int child_pidfd;           /* borrowed from the caller; -1 if reaped */
-	bool proc_trusted;         /* /proc lists runx's pid namespace */
-	bool has_cgroup;           /* cgroup: cg is made and must be removed */
-	struct runx_cgroup cg;
-	char auto_reason[256]; /* auto: why tree was chosen over cgroup */
+/* What a census of the scope found. */
+enum runx_census_state {
+	RUNX_CENSUS_EMPTY,   /* verified: no live process is left */
+	RUNX_CENSUS_ALIVE,   /* at least one live process */
+	RUNX_CENSUS_UNKNOWN, /* the census could not look: counts as alive */
 };
 
 /*
- * Sets the scope up before launch.  tree: makes runx a child subreaper
- * (PR_SET_CHILD_SUBREAPER, prctl(2), Linux 3.4), so every orphan of the
- * command re-parents to runx even after setsid(2).  cgroup: makes a new
- * cgroup v2 for the job below runx's own (cgroup.h); runx stays outside it.
- * auto: cgroup where that works, else tree (s->auto_reason says why).
- * Returns 0, or -errno with a one-line message in err; nothing is left
- * behind on failure.
+ * One census.  The caller may hand in room for pidfds (watch, max); the
+ * scope opens one (O_CLOEXEC, owned by the caller, who closes them) per
+ * live member it finds, up to max, so the caller can wait for the scope to
+ * empty without polling (each becomes readable when its process exits,
+ * pidfd_open(2)).  A pidfd that cannot be opened (EMFILE) is simply not
+ * handed out: the census stays true without it.
+ */
+struct runx_census {
+	enum runx_census_state state;
+	int count; /* live processes seen; with UNKNOWN a lower bound */
+	int error; /* with UNKNOWN: -errno of what failed */
+	int *watch;
+	int max;
+	int nwatch;
+};
+
+/* Where the command must start: the job cgroup's fds, or -1. */
+struct runx_placement {
+	int cgroup_fd;       /* O_DIRECTORY fd (clone3 CLONE_INTO_CGROUP) */
+	int cgroup_procs_fd; /* its cgroup.procs, O_WRONLY (fork, vfork) */
+};
+
+/* A set of processes, each one incarnation: pid and start time. */
+struct runx_pidset_entry {
+	pid_t pid;
+	unsigned long long start_time; /* /proc/PID/stat field 22, or 0 */
+};
+
+struct runx_pidset {
+	struct runx_pidset_entry *v;
+	size_t n, cap;
+};
+
+struct runx_proc_stat;
+
+/* True if set holds this incarnation (pid and start time) of p. */
+bool runx_pidset_has(const struct runx_pidset *set,
+		     const struct runx_proc_stat *p);
+
+/* Adds p to set; 0 or -ENOMEM. */
+int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p);
+
+/* Frees the set's memory and empties it. */
+void runx_pidset_free(struct runx_pidset *set);
+
+struct runx_scope;
+
+struct runx_scope_ops {
+	enum runx_scope_kind kind;
+	/* Acquires what the scope needs before the launch; -errno + err. */
+	int (*prepare)(struct runx_scope *s, char *err, size_t errsize);
+	/* Sends sig to every live member; processes reached, or -errno. */
+	int (*signal)(struct runx_scope *s, int sig, bool count);
+	/* Signals members no signal reached yet (NULL: none can appear). */
+	int (*newcomers)(struct runx_scope *s, int sig);
+	/* Counts the live members into *c. */
+	void (*census)(struct runx_scope *s, struct runx_census *c);
+	/* SIGKILLs every member; processes reached (for messages), -errno. */
+	int (*kill)(struct runx_scope *s);
+	/* An fd to poll(2) for POLLPRI while the scope empties, or -1. */
+	int (*event_fd)(const struct runx_scope *s);
+	/* "process group 123", "cgroup /sys/..." for messages. */
+	void (*describe)(const struct runx_scope *s, char *buf, size_t size);
+	/* Undoes prepare (after the scope is empty); 0 or -errno. */
+	int (*release)(struct runx_scope *s);
+};
+
+struct runx_scope {
+	const struct runx_scope_ops *ops;
+	pid_t child;       /* the command, 0 before launch */
+	int child_pidfd;   /* borrowed from the caller; -1 once reaped */
+	bool proc_trusted; /* /proc lists runx's pid namespace */
+	bool has_cgroup;   /* cgroup: cg is made and must be removed */
+	struct runx_cgroup cg;
+	struct runx_pidset reached; /* tree, cgroup: reached by a signal */
+};
+
+/* The implementation of kind (never RUNX_SCOPE_AUTO), or NULL. */
+const struct runx_scope_ops *runx_scope_ops_for(enum runx_scope_kind kind);
+
+/*
+ * 0 if a job cgroup can be made below runx's own cgroup v2 (a cgroup2 mount
+ * holds runx, and that directory and its cgroup.procs are writable,
+ * access(2) semantics, which also sees read-only mounts); else -errno with
+ * the reason in why.  Makes nothing.  Used by the plan to decide auto.
+ */
+int runx_scope_cgroup_probe(char *why, size_t whysize);
+
+/*
+ * Sets the scope of kind up before the launch (the kind's prepare: tree
+ * makes runx a child subreaper, PR_SET_CHILD_SUBREAPER, prctl(2), Linux
+ * 3.4; cgroup makes the job's cgroup v2 and opens its fds).  Returns 0, or
+ * -errno with a one-line message in err; nothing is left behind then.
  */
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 		       char *err, size_t errsize);
 
-/* True if the command must start in a new session (setsid(2)). */
-bool runx_scope_new_session(const struct runx_scope *s, bool foreground);
+/* Where the command must be started (cgroup fds, or -1 for other kinds). */
+struct runx_placement runx_scope_placement(const struct runx_scope *s);
 
-/* Records the launched command (pid, and a pidfd the caller keeps owning). */
+/* Records the launched command: pid, and a pidfd the caller keeps owning. */
 void runx_scope_adopt(struct runx_scope *s, pid_t child, int child_pidfd);
 
 /* Tells the scope the command was reaped: its pidfd must not be used. */
 void runx_scope_child_reaped(struct runx_scope *s);
 
 /*
- * Sends signal number sig to every live process of the scope: the child
- * via pidfd_send_signal(2); the process group with kill(2) of -pgid (one
- * call reaches every member atomically, fork included, kill(2)); the tree
- * with a pidfd per descendant; the cgroup per pid from cgroup.procs, and
- * SIGKILL with cgroup.kill (Documentation/admin-guide/cgroup-v2.rst).
- * Returns the number of processes reached, or -errno; ESRCH (nothing
- * left) counts as 0 reached.  The process group has no member list: with
- * count false it is not counted (a /proc scan would delay the signal) and
- * 1 stands for "some"; with count true it is counted before the kill(2).
+ * Sends signal number sig to every live process of the scope (see each
+ * scope's file for how).  Returns the number of processes reached, or
+ * -errno; ESRCH (nothing left) counts as 0 reached.  count: the caller
+ * wants the number (for -v/--report); without it a scope may report 1 for
+ * "some" rather than spend a /proc scan before the signal.
  */
 int runx_scope_signal(struct runx_scope *s, int sig, bool count);
 
 /*
- * Counts the live processes of the scope (zombies are dead).  Opens a pidfd
- * (owned by the caller, who must close it) for up to max of them into
- * watch[] and stores how many in *nwatch: each becomes readable when its
- * process exits (pidfd_open(2)), so the caller can wait for the scope to
- * empty without polling.  Returns the count, or -errno.
+ * Sends sig, followed by SIGCONT, to the processes of the scope that no
+ * signal of runx's reached yet: born or re-parented while a stop is under
+ * way, so that none of them meets only the SIGKILL (runx(1), STOPPING).
+ * Returns the number reached, or -errno; 0 for scopes where a newcomer
+ * cannot be missed (the group: kill(2) of -pgid reaches every member).
  */
-int runx_scope_census(struct runx_scope *s, int *watch, int max, int *nwatch);
+int runx_scope_newcomers(struct runx_scope *s, int sig);
 
-/*
- * An fd to poll(2) for POLLPRI while the scope empties (the cgroup's
- * cgroup.events), or -1 for scopes that hand out pidfds in the census.
- */
+/* SIGKILLs every process of the scope; reached, or -errno. */
+int runx_scope_kill(struct runx_scope *s);
+
+/* Counts the live processes of the scope (zombies are dead) into *c. */
+void runx_scope_census(struct runx_scope *s, struct runx_census *c);
+
+/* The scope's POLLPRI fd (cgroup.events) or -1; owned by the scope. */
 int runx_scope_event_fd(const struct runx_scope *s);
 
-/* "process group 123", "process 123", "process tree of runx" for messages. */
+/* Describes the scope for messages into buf; returns buf. */
 const char *runx_scope_describe(const struct runx_scope *s, char *buf,
 				size_t size);
 
-/* Undoes runx_scope_prepare: removes the job's cgroup (after the scope is
- * empty).  Returns 0 or -errno of rmdir(2). */
+/* The scope's kind name ("group", ...). */
+const char *runx_scope_name(const struct runx_scope *s);
+
+/*
+ * Undoes runx_scope_prepare; for the cgroup, removes the job's cgroup
+ * (emptying it first if something is still in it).  Safe to call on a
+ * scope that was never prepared.  Returns 0 or -errno of rmdir(2).
+ */
 int runx_scope_release(struct runx_scope *s);
 
 #endif

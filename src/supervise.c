@@ -1,8 +1,10 @@
 /*
- * The event loop: one poll(2) over a signalfd, the command's pidfd, two
- * timerfds (deadline, grace period) and, while the scope is being emptied,
- * pidfds of its members.  Nothing wakes runx while the command runs
- * quietly: no sleeps, no polling intervals.
+ * The event loop: one poll(2) over a signalfd, the command's pidfd, the
+ * timerfds (deadline, grace period, re-check, idle deadline), the relay's
+ * pipes and, while the scope is being emptied, pidfds of its members or
+ * the cgroup's cgroup.events.  Nothing wakes runx while the command runs
+ * quietly: no sleeps, no polling intervals (the re-check timer runs only
+ * while a stop is under way).
  */
 #include "config.h"
 
@@ -24,34 +26,32 @@
 #include "relay.h"
 #include "signals.h"
 
-/* pidfds of scope members watched at once while the scope empties. */
-#define MAX_WATCH 64
+/* While stopping: how often to sweep for newcomers and re-kill (ns). */
+#define RECHECK_NS 100000000L
 
 enum phase { RUNNING, WAITING, STOPPING, KILLING, DONE };
 
 struct supervisor {
 	const struct runx_options *opts;
+	const struct runx_supervisor *fds;
 	struct runx_scope *scope;
 	struct runx_result *res;
-	int sigfd, deadline_fd, grace_fd;
-	int recheck_fd; /* KILLING: re-census in case a wake-up never comes */
-	int idle_fd;    /* --idle-timeout */
 	struct runx_relay *relay; /* NULL without --idle-timeout */
 	int64_t last_output_ns;
-	pid_t child;
 	int pidfd;
 	bool exited;
 	enum phase phase;
 	bool timed_out;
-	int64_t start_ns;
 	bool count; /* count the processes each signal reaches */
-	int watch[MAX_WATCH];
+	bool told_unknown; /* the census failure was reported */
+	int watch[RUNX_MAX_WATCH];
 	int nwatch;
-	int live; /* last census of the scope */
+	int live; /* last census of the scope (UNKNOWN counts as alive) */
+	bool live_unknown;
 	int error;
 };
 
-/* The signals runx forwards; the terminating ones also start a stop. */
+/* The signals runx forwards (and SIGCHLD, to reap). */
 static void handled_signals(sigset_t *set)
 {
 	static const int forwarded[] = {SIGHUP,  SIGINT,  SIGQUIT,
@@ -66,7 +66,8 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGCHLD);
 }
 
-static bool is_terminating(int sig)
+/* True for a signal that makes runx start a stop when it receives it. */
+static bool is_stop_signal(int sig)
 {
 	return sig == SIGHUP || sig == SIGINT || sig == SIGQUIT ||
 	       sig == SIGTERM;
@@ -90,13 +91,41 @@ int runx_signals_block(sigset_t *orig)
 	return 0;
 }
 
-int runx_signals_open_fd(void)
+/* Opens a CLOCK_MONOTONIC timerfd; -errno on failure. */
+static int new_timer(void)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+int runx_supervisor_open(struct runx_supervisor *sup)
 {
 	sigset_t set;
+	int *fds[] = {&sup->deadline_fd, &sup->grace_fd, &sup->recheck_fd,
+		      &sup->idle_fd};
 
+	sup->deadline_fd = sup->grace_fd = sup->recheck_fd = sup->idle_fd = -1;
 	handled_signals(&set);
-	int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	sup->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	int r = sup->sigfd < 0 ? -errno : 0;
+	for (size_t i = 0; r == 0 && i < sizeof(fds) / sizeof(fds[0]); i++)
+		if ((*fds[i] = new_timer()) < 0)
+			r = *fds[i];
+	if (r < 0)
+		runx_supervisor_close(sup);
+	return r;
+}
+
+void runx_supervisor_close(struct runx_supervisor *sup)
+{
+	int *fds[] = {&sup->sigfd, &sup->deadline_fd, &sup->grace_fd,
+		      &sup->recheck_fd, &sup->idle_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }
 
 int64_t runx_now_ns(void)
@@ -121,12 +150,19 @@ static int arm_at(int fd, int64_t at_ns)
 								      : 0;
 }
 
-/* now + delta, saturating; RUNX_DURATION_INF stays "never". */
+/* base + delta, saturating; RUNX_DURATION_INF stays "never". */
 static int64_t after(int64_t base, int64_t delta)
 {
 	if (delta == RUNX_DURATION_INF || base > INT64_MAX - delta)
 		return RUNX_DURATION_INF;
 	return base + delta;
+}
+
+/* Keeps the first error of runx itself. */
+static void note_error(struct supervisor *s, int err)
+{
+	if (err < 0 && s->error == 0)
+		s->error = err;
 }
 
 /* Reads a fired timerfd; true if it had fired. */
@@ -139,50 +175,32 @@ static bool timer_fired(int fd, const struct pollfd *p)
 	return read(fd, &ticks, sizeof(ticks)) == (ssize_t)sizeof(ticks);
 }
 
+/* A signal's name for messages. */
 static const char *signame(int sig, char *buf, size_t size)
 {
 	return runx_signal_name(sig, buf, size);
 }
 
+/* The scope's description for messages. */
 static const char *scope_text(struct supervisor *s, char *buf, size_t size)
 {
 	return runx_scope_describe(s->scope, buf, size);
 }
 
+/* Adds one signal to the result's list. */
 static void record_signal(struct supervisor *s, int sig, int reached)
 {
 	struct runx_result *r = s->res;
 
 	if (r->nsignals >= RUNX_MAX_SIGNAL_EVENTS)
 		return;
-	r->signals[r->nsignals].offset_ns = runx_now_ns() - s->start_ns;
+	r->signals[r->nsignals].offset_ns = runx_now_ns() - r->start_ns;
 	r->signals[r->nsignals].signo = sig;
 	r->signals[r->nsignals].reached = reached;
 	r->nsignals++;
 }
 
-/* Sends sig to the whole scope, saying so with -v. */
-static void send_to_scope(struct supervisor *s, int sig, const char *why)
-{
-	char name[32], where[PATH_MAX + 32];
-	int reached = runx_scope_signal(s->scope, sig, s->count);
-
-	if (reached < 0) {
-		runx_error("cannot send %s to %s: %s",
-			   signame(sig, name, sizeof(name)),
-			   scope_text(s, where, sizeof(where)),
-			   strerror(-reached));
-		if (s->error == 0)
-			s->error = reached;
-		return;
-	}
-	record_signal(s, sig, reached);
-	runx_verbose("%s%s%s to %s (%d process%s)", why, *why ? ": " : "",
-		     signame(sig, name, sizeof(name)),
-		     scope_text(s, where, sizeof(where)), reached,
-		     reached == 1 ? "" : "es");
-}
-
+/* Closes the census's pidfds, freeing fds for the next /proc walk. */
 static void close_watches(struct supervisor *s)
 {
 	for (int i = 0; i < s->nwatch; i++)
@@ -190,36 +208,67 @@ static void close_watches(struct supervisor *s)
 	s->nwatch = 0;
 }
 
-/* Re-counts the scope and renews the pidfds that wake runx as it empties. */
-static int census(struct supervisor *s)
+/* Says with -v that sig went to the scope (or to newcomers). */
+static void tell_sent(struct supervisor *s, const char *why, int sig,
+		      int reached)
 {
+	char name[32], where[PATH_MAX + 32];
+
+	runx_verbose("%s%s%s to %s (%d process%s)", why, *why ? ": " : "",
+		     signame(sig, name, sizeof(name)),
+		     scope_text(s, where, sizeof(where)), reached,
+		     reached == 1 ? "" : "es");
+}
+
+/* Sends sig to the whole scope, saying so with -v. */
+static void send_to_scope(struct supervisor *s, int sig, const char *why)
+{
+	char name[32], where[PATH_MAX + 32];
+
 	close_watches(s);
-	int n = runx_scope_census(s->scope, s->watch, MAX_WATCH, &s->nwatch);
-	if (n < 0) {
-		runx_error("cannot list the processes of the scope: %s",
-			   strerror(-n));
-		if (s->error == 0)
-			s->error = n;
-		n = 0;
+	int reached = runx_scope_signal(s->scope, sig, s->count);
+	if (reached < 0) {
+		runx_error("cannot send %s to %s: %s",
+			   signame(sig, name, sizeof(name)),
+			   scope_text(s, where, sizeof(where)),
+			   strerror(-reached));
+		note_error(s, reached);
+		return;
 	}
-	s->live = n;
-	return n;
+	record_signal(s, sig, reached);
+	tell_sent(s, why, sig, reached);
 }
 
 /*
- * While KILLING, re-count every 100 ms and SIGKILL again what is left.
- * Wake-ups from pidfds and cgroup.events normally end this phase; the
- * timer covers what they cannot see: a task forked while cgroup.kill ran
- * (before Linux 6.14 it could survive, DESIGN.md), or a process that
- * joined the tree between listing and signalling.  It runs only in this
- * phase, never while the command runs.
+ * Re-counts the scope and renews the pidfds that wake runx as it empties.
+ * A census that cannot look (out of fds, /proc unreadable) counts as
+ * alive: runx never takes "could not see" for "gone".
  */
+static int census(struct supervisor *s)
+{
+	struct runx_census c = {.watch = s->watch, .max = RUNX_MAX_WATCH};
+
+	close_watches(s);
+	runx_scope_census(s->scope, &c);
+	s->nwatch = c.nwatch;
+	s->live_unknown = c.state == RUNX_CENSUS_UNKNOWN;
+	if (s->live_unknown && !s->told_unknown) {
+		runx_error("cannot list the processes of the scope: %s; "
+			   "counting it as not empty",
+			   strerror(-c.error));
+		s->told_unknown = true;
+	}
+	s->live = c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
+	return s->live;
+}
+
+/* Arms the re-check timer: every RECHECK_NS while a stop is under way. */
 static void arm_recheck(struct supervisor *s)
 {
-	struct itimerspec its = {{0, 100000000}, {0, 100000000}};
+	struct itimerspec its = {{0, RECHECK_NS}, {0, RECHECK_NS}};
 
-	if (timerfd_settime(s->recheck_fd, 0, &its, NULL) < 0 && s->error == 0)
-		s->error = -errno;
+	if (timerfd_settime(s->fds->recheck_fd, 0, &its, NULL) < 0)
+		note_error(s, -errno);
 }
 
 /* The grace period is over (or 0): SIGKILL whatever is still alive. */
@@ -230,7 +279,7 @@ static void escalate(struct supervisor *s)
 
 	s->phase = KILLING;
 	s->res->killed = alive;
-	if (alive == 0)
+	if (alive == 0 && !s->live_unknown)
 		return;
 	runx_verbose("%d process%s still alive after the %s grace period",
 		     alive, alive == 1 ? "" : "es",
@@ -239,16 +288,15 @@ static void escalate(struct supervisor *s)
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
 	/* the grace timer is free now: it bounds the wait after SIGKILL */
-	int r = arm_at(s->grace_fd, after(runx_now_ns(), RUNX_KILL_WAIT_NS));
-	if (r < 0 && s->error == 0)
-		s->error = r;
+	note_error(s, arm_at(s->fds->grace_fd,
+			     after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
 }
 
 /*
  * RUNX_KILL_WAIT_NS after SIGKILL the scope is still not empty: what is
- * left can only be in uninterruptible sleep with SIGKILL pending.  Says
- * so and ends the supervision; an unreaped command counts as killed by
- * SIGKILL, which is how it will end.
+ * left can only be in uninterruptible sleep with SIGKILL pending, or the
+ * census cannot see it.  Says so and ends the supervision; an unreaped
+ * command counts as killed by SIGKILL, which is how it will end.
  */
 static void give_up(struct supervisor *s)
 {
@@ -260,11 +308,18 @@ static void give_up(struct supervisor *s)
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;
-	runx_error("%d process%s in %s still alive %d s after SIGKILL "
-		   "(uninterruptible sleep); giving up on %s",
-		   alive, alive == 1 ? "" : "es",
-		   scope_text(s, where, sizeof(where)), RUNX_KILL_WAIT_S,
-		   alive == 1 ? "it" : "them");
+	s->res->unverified = s->live_unknown;
+	if (s->live_unknown)
+		runx_error("cannot verify that %s is empty %d s after SIGKILL; "
+			   "giving up",
+			   scope_text(s, where, sizeof(where)),
+			   RUNX_KILL_WAIT_S);
+	else
+		runx_error("%d process%s in %s still alive %d s after SIGKILL "
+			   "(uninterruptible sleep); giving up on %s",
+			   alive, alive == 1 ? "" : "es",
+			   scope_text(s, where, sizeof(where)),
+			   RUNX_KILL_WAIT_S, alive == 1 ? "it" : "them");
 	if (!s->exited) {
 		s->exited = true;
 		s->res->wait_status = SIGKILL; /* as waitpid(2) would say */
@@ -272,17 +327,34 @@ static void give_up(struct supervisor *s)
 	s->phase = DONE;
 }
 
+/*
+ * The re-check timer: while STOPPING, the first signal (and SIGCONT) to
+ * processes born or re-parented since it was sent; while KILLING, SIGKILL
+ * again to what is left (a task forked while cgroup.kill ran could
+ * survive before Linux 6.14, DESIGN.md; a census that could not look).
+ */
 static void on_recheck(struct supervisor *s)
 {
-	if (s->phase == KILLING && census(s) > 0)
-		runx_scope_signal(s->scope, SIGKILL, false);
+	int sig = s->opts->first_signal;
+
+	close_watches(s);
+	if (s->phase == STOPPING && sig != 0) {
+		int n = runx_scope_newcomers(s->scope, sig);
+		if (n > 0) {
+			record_signal(s, sig, n);
+			tell_sent(s, "sending to newcomers", sig, n);
+		}
+	} else if (s->phase == KILLING && census(s) > 0) {
+		close_watches(s);
+		runx_scope_kill(s->scope);
+	}
 }
 
 /*
- * Starts a stop.  first_sent: the first signal already went out (a
- * terminating signal runx received was forwarded and serves as the first
- * signal, as GNU timeout does, so a graceful handler of SIGINT does not get
- * a SIGTERM on top of it).
+ * Starts a stop.  first_sent: the first signal already went out (a stop
+ * signal runx received was forwarded and serves as the first signal, as
+ * GNU timeout does, so a graceful handler of SIGINT does not get a SIGTERM
+ * on top of it).
  */
 static void begin_stop(struct supervisor *s, int sig, bool first_sent,
 		       const char *why)
@@ -299,12 +371,23 @@ static void begin_stop(struct supervisor *s, int sig, bool first_sent,
 		escalate(s);
 		return;
 	}
-	if (s->opts->grace_ns != RUNX_DURATION_INF) {
-		int r = arm_at(s->grace_fd,
-			       after(runx_now_ns(), s->opts->grace_ns));
-		if (r < 0 && s->error == 0)
-			s->error = r;
-	}
+	arm_recheck(s);
+	if (s->opts->grace_ns != RUNX_DURATION_INF)
+		note_error(s, arm_at(s->fds->grace_fd,
+				     after(runx_now_ns(), s->opts->grace_ns)));
+}
+
+/* Says with -v how the command ended. */
+static void tell_reaped(pid_t pid, int status)
+{
+	char name[32];
+
+	if (WIFEXITED(status))
+		runx_verbose("command (pid %d) exited with status %d", (int)pid,
+			     WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		runx_verbose("command (pid %d) was killed by %s", (int)pid,
+			     signame(WTERMSIG(status), name, sizeof(name)));
 }
 
 /* Reaps the command and, as subreaper or PID 1, every orphan. */
@@ -315,25 +398,17 @@ static void reap(struct supervisor *s)
 	pid_t pid;
 
 	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
-		if (pid != s->child)
+		if (pid != s->res->pid)
 			continue;
-		char name[32];
 		s->exited = true;
 		s->res->wait_status = status;
 		s->res->rusage = ru;
 		runx_scope_child_reaped(s->scope);
-		if (WIFEXITED(status))
-			runx_verbose("command (pid %d) exited with status %d",
-				     (int)pid, WEXITSTATUS(status));
-		else if (WIFSIGNALED(status))
-			runx_verbose("command (pid %d) was killed by %s",
-				     (int)pid,
-				     signame(WTERMSIG(status), name,
-					     sizeof(name)));
+		tell_reaped(pid, status);
 	}
 }
 
-/* A signal sent to runx: forward it, and stop on a terminating one. */
+/* A signal sent to runx: forward it; a stop signal starts a stop. */
 static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
@@ -357,18 +432,26 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	if (s->phase == DONE)
 		return;
 	send_to_scope(s, sig, "forwarding");
-	if (is_terminating(sig) && (s->phase == RUNNING || s->phase == WAITING)) {
+	if (!is_stop_signal(sig))
+		return;
+	if (s->phase == RUNNING || s->phase == WAITING) {
 		s->res->reason = RUNX_END_RUNX_SIGNALED;
 		s->res->runx_signal = sig;
 		begin_stop(s, sig, true, "stopping");
+	} else if (s->phase == STOPPING) {
+		/* a second Ctrl-C, a second docker stop: SIGKILL now */
+		runx_verbose("%s during the stop: ending the grace period",
+			     signame(sig, name, sizeof(name)));
+		escalate(s);
 	}
 }
 
+/* Reads every queued signal from the signalfd. */
 static void drain_signals(struct supervisor *s)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+	while (read(s->fds->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		on_signal(s, &si);
 }
 
@@ -377,7 +460,7 @@ static void on_command_exit(struct supervisor *s)
 {
 	char where[PATH_MAX + 32];
 
-	if (s->scope->kind == RUNX_SCOPE_CHILD) {
+	if (s->scope->ops->kind == RUNX_SCOPE_CHILD) {
 		s->phase = DONE;
 		return;
 	}
@@ -400,6 +483,7 @@ static void on_command_exit(struct supervisor *s)
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 
+/* The deadline fired: a stop, unless one is under way. */
 static void on_deadline(struct supervisor *s)
 {
 	char dur[32];
@@ -427,9 +511,7 @@ static void on_idle_timer(struct supervisor *s)
 	if (s->phase != RUNNING && s->phase != WAITING)
 		return;
 	if (runx_now_ns() < idle_until) {
-		int r = arm_at(s->idle_fd, idle_until);
-		if (r < 0 && s->error == 0)
-			s->error = r;
+		note_error(s, arm_at(s->fds->idle_fd, idle_until));
 		return;
 	}
 	s->timed_out = true;
@@ -440,47 +522,60 @@ static void on_idle_timer(struct supervisor *s)
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 
-/* One poll(2) round; returns -errno only if poll itself failed. */
+/* What one poll(2) round woke up for. */
 struct events {
 	bool signals, child, deadline, grace, recheck, idle;
 };
 
-static int wait_events(struct supervisor *s, struct events *ev)
+/* Fills p with the fds of this round; returns how many, *relay_at set. */
+static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
+		    int *nrelay)
 {
-	struct pollfd p[9 + MAX_WATCH];
-	int n = 0, nrelay = 0;
+	const struct runx_supervisor *f = s->fds;
+	int n = 0;
 
-	p[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
-	p[n++] = (struct pollfd){.fd = s->deadline_fd, .events = POLLIN};
-	p[n++] = (struct pollfd){.fd = s->grace_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = f->sigfd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = f->deadline_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = f->grace_fd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = s->exited ? -1 : s->pidfd,
 				 .events = POLLIN};
-	p[n++] = (struct pollfd){.fd = s->recheck_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){.fd = f->recheck_fd, .events = POLLIN};
 	/* cgroup.events: only POLLPRI, its POLLIN is always set (kernfs) */
 	p[n++] = (struct pollfd){
 		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
 		.events = POLLPRI};
-	p[n++] = (struct pollfd){.fd = s->idle_fd, .events = POLLIN};
-	const int relay_at = n;
-	if (s->relay != NULL)
-		n += nrelay = runx_relay_poll_fds(s->relay, &p[n]);
+	p[n++] = (struct pollfd){.fd = f->idle_fd, .events = POLLIN};
+	*relay_at = n;
+	*nrelay = s->relay != NULL ? runx_relay_poll_fds(s->relay, &p[n]) : 0;
+	n += *nrelay;
 	if (s->phase != RUNNING)
 		for (int i = 0; i < s->nwatch; i++)
 			p[n++] = (struct pollfd){.fd = s->watch[i],
 						 .events = POLLIN};
+	return n;
+}
+
+/* One poll(2) round; returns -errno only if poll itself failed. */
+static int wait_events(struct supervisor *s, struct events *ev)
+{
+	const struct runx_supervisor *f = s->fds;
+	struct pollfd p[9 + RUNX_MAX_WATCH];
+	int relay_at, nrelay, n = poll_set(s, p, &relay_at, &nrelay);
+
 	if (poll(p, (nfds_t)n, -1) < 0)
 		return errno == EINTR ? 0 : -errno;
 	ev->signals = p[0].revents != 0;
 	ev->child = p[3].revents != 0;
-	ev->deadline = timer_fired(s->deadline_fd, &p[1]);
-	ev->grace = timer_fired(s->grace_fd, &p[2]);
-	ev->recheck = timer_fired(s->recheck_fd, &p[4]);
-	ev->idle = timer_fired(s->idle_fd, &p[6]);
+	ev->deadline = timer_fired(f->deadline_fd, &p[1]);
+	ev->grace = timer_fired(f->grace_fd, &p[2]);
+	ev->recheck = timer_fired(f->recheck_fd, &p[4]);
+	ev->idle = timer_fired(f->idle_fd, &p[6]);
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
 	return 0;
 }
 
+/* The loop: until the scope is empty (or runx gave up on it). */
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
@@ -517,7 +612,7 @@ static int supervise_loop(struct supervisor *s)
 /*
  * The way out when poll(2) itself fails (it should not: ENOMEM): SIGKILL
  * the whole scope, reap, and repeat every 10 ms until the census finds it
- * empty, for at most RUNX_KILL_WAIT_NS.  The only sleeping loop in runx.
+ * empty, for at most RUNX_KILL_WAIT_NS.
  */
 static void kill_without_poll(struct supervisor *s)
 {
@@ -525,96 +620,83 @@ static void kill_without_poll(struct supervisor *s)
 	const struct timespec tick = {0, tick_ns};
 
 	for (long round = 0; round < RUNX_KILL_WAIT_NS / tick_ns; round++) {
-		runx_scope_signal(s->scope, SIGKILL, false);
+		close_watches(s);
+		runx_scope_kill(s->scope);
 		reap(s);
 		if (s->exited && census(s) == 0)
 			return;
 		nanosleep(&tick, NULL);
 	}
+	s->res->unverified = s->live_unknown;
 	runx_error("%d process%s still alive %d s after SIGKILL", s->live,
 		   s->live == 1 ? "" : "es", RUNX_KILL_WAIT_S);
 }
 
-/* Opens a CLOCK_MONOTONIC timerfd; -errno on failure. */
-static int new_timer(void)
-{
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Arms the deadline and idle timers from start_ns; -errno on failure. */
+/* Arms the deadline and idle timers from the start; -errno on failure. */
 static int arm_deadlines(struct supervisor *s)
 {
 	const struct runx_options *o = s->opts;
+	int64_t start = s->res->start_ns;
 	int r = 0;
 
-	if (s->deadline_fd < 0 || s->grace_fd < 0 || s->recheck_fd < 0 ||
-	    s->idle_fd < 0)
-		return -EMFILE;
 	if (o->timeout_ns != RUNX_DURATION_INF)
-		r = arm_at(s->deadline_fd, after(s->start_ns, o->timeout_ns));
+		r = arm_at(s->fds->deadline_fd, after(start, o->timeout_ns));
 	if (r == 0 && s->relay != NULL &&
 	    o->idle_timeout_ns != RUNX_DURATION_INF)
-		r = arm_at(s->idle_fd, after(s->start_ns, o->idle_timeout_ns));
+		r = arm_at(s->fds->idle_fd, after(start, o->idle_timeout_ns));
 	return r;
 }
 
-int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
-		   pid_t child, int pidfd, int sigfd, int64_t start_ns,
+/* The end: reason and exit status from what the loop saw. */
+static void conclude(struct supervisor *s)
+{
+	struct runx_result *res = s->res;
+
+	close_watches(s);
+	if (s->relay != NULL)
+		runx_relay_finish(s->relay);
+	res->end_ns = runx_now_ns();
+	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
+	    WIFSIGNALED(res->wait_status))
+		res->reason = RUNX_END_SIGNALED;
+	res->exit_status = runx_exit_status(s->opts, res);
+}
+
+int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
+		   struct runx_scope *scope, int pidfd,
 		   struct runx_relay *relay, struct runx_result *res)
 {
 	struct supervisor s = {
-		.opts = opts,
+		.opts = plan->opts,
+		.fds = sup,
 		.scope = scope,
 		.res = res,
-		.sigfd = sigfd,
-		.deadline_fd = new_timer(),
-		.grace_fd = new_timer(),
-		.recheck_fd = new_timer(),
-		.idle_fd = new_timer(),
 		.relay = relay,
-		.last_output_ns = start_ns,
-		.child = child,
+		.last_output_ns = res->start_ns,
 		.pidfd = pidfd,
 		.phase = RUNNING,
-		.start_ns = start_ns,
 		/* counts are read only by -v and --report */
-		.count = opts->verbose || opts->report_path != NULL,
+		.count = plan->opts->verbose || plan->opts->report_path != NULL,
 	};
-	int r = 0;
 
-	memset(res, 0, sizeof(*res));
 	res->reason = RUNX_END_EXITED;
-	r = arm_deadlines(&s);
+	int r = arm_deadlines(&s);
 	if (r < 0) {
-		/* runx cannot keep its promise: take the command down now. */
-		runx_error("cannot set up the deadline: %s", strerror(-r));
-		s.error = r;
+		/* timerfd_settime(2) on a timerfd of ours cannot fail for
+		 * lack of a resource; if it fails anyway, keep no promise
+		 * runx cannot keep: take the command down now */
+		runx_error("cannot arm the deadline: %s", strerror(-r));
+		note_error(&s, r);
 		begin_stop(&s, SIGKILL, false, "sending");
 	}
 	r = supervise_loop(&s);
 	if (r < 0) {
 		runx_error("event loop failed: %s; killing the %s scope",
-			   strerror(-r), runx_scope_kind_name(scope->kind));
+			   strerror(-r), runx_scope_name(scope));
 		kill_without_poll(&s);
-		s.error = r;
+		note_error(&s, r);
 	}
-	close_watches(&s);
-	if (s.deadline_fd >= 0)
-		close(s.deadline_fd);
-	if (s.grace_fd >= 0)
-		close(s.grace_fd);
-	if (s.recheck_fd >= 0)
-		close(s.recheck_fd);
-	if (s.idle_fd >= 0)
-		close(s.idle_fd);
-	if (relay != NULL)
-		runx_relay_finish(relay);
-	res->end_ns = runx_now_ns();
-	if (!s.timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
-	    WIFSIGNALED(res->wait_status))
-		res->reason = RUNX_END_SIGNALED;
-	res->exit_status = runx_exit_status(opts, res);
+	conclude(&s);
 	return s.error;
 }
 
@@ -624,6 +706,8 @@ int runx_exit_status(const struct runx_options *opts,
 	bool timed_out = res->reason == RUNX_END_TIMEOUT ||
 			 res->reason == RUNX_END_IDLE_TIMEOUT;
 
+	if (res->unverified)
+		return 125;
 	if (timed_out && !opts->preserve_status)
 		return 124;
 	if (WIFEXITED(res->wait_status))

@@ -1,7 +1,7 @@
 /*
  * The event loop and the stop state machine:
- * RUNNING -> (deadline, signal to runx, or command exited with leftovers)
- * STOPPING: first signal + SIGCONT sent, grace timer armed
+ * RUNNING -> (deadline, stop signal to runx, or command exited with
+ * leftovers) STOPPING: first signal + SIGCONT sent, grace timer armed
  * -> KILLING: SIGKILL sent -> DONE once the scope is empty.
  * --wait-all adds WAITING: the command exited, the rest of the scope is
  * awaited, still bounded by the deadline.
@@ -12,30 +12,12 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 
-#include "options.h"
+#include "plan.h"
 #include "relay.h"
+#include "result.h"
 #include "scope.h"
-
-/* Why the run ended (the report's "reason"). */
-enum runx_end_reason {
-	RUNX_END_EXITED,        /* the command exited on its own */
-	RUNX_END_SIGNALED,      /* killed by a signal runx did not send */
-	RUNX_END_TIMEOUT,       /* the deadline fired */
-	RUNX_END_IDLE_TIMEOUT,  /* the idle deadline fired */
-	RUNX_END_RUNX_SIGNALED, /* runx got HUP/INT/QUIT/TERM and stopped it */
-};
-
-/* One signal runx sent, for --verbose and --report. */
-struct runx_signal_event {
-	int64_t offset_ns; /* since the command started */
-	int signo;
-	int reached; /* processes it reached */
-};
-
-#define RUNX_MAX_SIGNAL_EVENTS 64
 
 /*
  * How long runx waits, in nanoseconds, for the scope to empty after
@@ -47,19 +29,24 @@ struct runx_signal_event {
 #define RUNX_KILL_WAIT_S 10 /* in messages */
 #define RUNX_KILL_WAIT_NS (RUNX_KILL_WAIT_S * 1000000000LL)
 
-struct runx_result {
-	enum runx_end_reason reason;
-	int wait_status;      /* of the command, as waitpid(2) gives it */
-	int runx_signal;      /* with RUNX_END_RUNX_SIGNALED: the signal */
-	int leftovers;        /* processes still alive when the command exited */
-	int killed;           /* processes still alive when SIGKILL was sent */
-	int unkillable;       /* still alive RUNX_KILL_WAIT_NS after SIGKILL */
-	struct rusage rusage; /* of the command, wait4(2) */
-	int64_t end_ns;       /* CLOCK_MONOTONIC at the end */
-	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
-	int nsignals;
-	int exit_status; /* what runx exits with (runx(1), EXIT STATUS) */
+/* pidfds of scope members watched at once while the scope empties. */
+#define RUNX_MAX_WATCH 64
+
+/*
+ * The fds the supervisor and the stop path need, acquired before the
+ * launch (runx_supervisor_open) so that after it nothing can fail for
+ * lack of a resource.
+ */
+struct runx_supervisor {
+	int sigfd;       /* signalfd(2) for the handled signals */
+	int deadline_fd; /* timerfd(2), CLOCK_MONOTONIC: --timeout */
+	int grace_fd;    /* the grace period, then the wait after SIGKILL */
+	int recheck_fd;  /* while stopping: sweeps for newcomers, re-kills */
+	int idle_fd;     /* --idle-timeout */
 };
+
+/* A struct runx_supervisor with nothing open. */
+#define RUNX_SUPERVISOR_CLOSED {-1, -1, -1, -1, -1}
 
 /*
  * Blocks every signal runx handles (HUP INT QUIT TERM USR1 USR2 ALRM WINCH
@@ -72,25 +59,32 @@ struct runx_result {
  */
 int runx_signals_block(sigset_t *orig);
 
-/* A signalfd(2) (O_CLOEXEC|O_NONBLOCK, owned by the caller) for them. */
-int runx_signals_open_fd(void);
+/*
+ * Opens the supervisor's signalfd and timerfds (O_CLOEXEC|O_NONBLOCK, all
+ * owned by *sup until runx_supervisor_close).  Returns 0, or -errno
+ * (EMFILE, ENFILE, ENOMEM) with nothing left open.
+ */
+int runx_supervisor_open(struct runx_supervisor *sup);
+
+/* Closes what runx_supervisor_open opened (safe on a closed one). */
+void runx_supervisor_close(struct runx_supervisor *sup);
 
 /* CLOCK_MONOTONIC now, in nanoseconds. */
 int64_t runx_now_ns(void);
 
 /*
- * Supervises the launched command (child pid, its pidfd, both owned by the
+ * Supervises the launched command (res->pid, its pidfd, owned by the
  * caller) until its scope is empty, as runx(1) says: deadline, grace,
- * cleanup of leftovers, forwarding of signals from sigfd.  start_ns is the
+ * cleanup of leftovers, forwarding of signals.  res->start_ns is the
  * CLOCK_MONOTONIC time (ns) the command was started at.  relay (NULL
  * without --idle-timeout) carries the command's output; the idle deadline
  * is measured from its last byte, and it is finished (and closed) before
- * returning.  Fills *res.
- * Returns 0, or -errno if runx itself failed (it still sends SIGKILL to the
- * scope and waits for it before returning).
+ * returning.  Fills the supervision fields of *res and res->exit_status.
+ * Returns 0, or -errno if runx itself failed (it still SIGKILLs the scope
+ * and waits for it, bounded, before returning).
  */
-int runx_supervise(const struct runx_options *opts, struct runx_scope *scope,
-		   pid_t child, int pidfd, int sigfd, int64_t start_ns,
+int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
+		   struct runx_scope *scope, int pidfd,
 		   struct runx_relay *relay, struct runx_result *res);
 
 /* runx's exit status for a result: 124, 128+N or the command's status. */

@@ -1,0 +1,58 @@
+/*
+ * The result of a run: what happened, from the launch to the end, for the
+ * exit status, -v and the report.  Filled by main.c and supervise.c.
+ */
+#ifndef RUNX_RESULT_H
+#define RUNX_RESULT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Why the run ended (the report's "reason"). */
+enum runx_end_reason {
+	RUNX_END_EXITED,        /* the command exited on its own */
+	RUNX_END_SIGNALED,      /* killed by a signal runx did not send */
+	RUNX_END_TIMEOUT,       /* the deadline fired */
+	RUNX_END_IDLE_TIMEOUT,  /* the idle deadline fired */
+	RUNX_END_RUNX_SIGNALED, /* runx got a stop signal and stopped it */
+	RUNX_END_EXEC_FAILED,   /* the command could not be executed */
+	RUNX_END_RUNX_ERROR,    /* runx itself failed (exit 125) */
+};
+
+/* One signal runx sent, for --verbose and --report. */
+struct runx_signal_event {
+	int64_t offset_ns; /* since the command started */
+	int signo;
+	int reached; /* processes it reached */
+};
+
+#define RUNX_MAX_SIGNAL_EVENTS 64
+
+struct runx_result {
+	enum runx_end_reason reason;
+	bool launched;            /* a backend tried to start the command */
+	pid_t pid;                /* the command's pid, 0 if none ran */
+	struct timespec start;    /* CLOCK_REALTIME at the launch */
+	struct timespec end;      /* CLOCK_REALTIME at the end */
+	int64_t start_ns;         /* CLOCK_MONOTONIC at the launch, ns */
+	int64_t end_ns;           /* CLOCK_MONOTONIC at the end, ns */
+	int exec_errno;           /* with RUNX_END_EXEC_FAILED */
+	int wait_status;          /* of the command, as waitpid(2) gives it */
+	int runx_signal;          /* with RUNX_END_RUNX_SIGNALED: the signal */
+	int leftovers;            /* alive when the command exited */
+	int killed;               /* alive when SIGKILL was sent */
+	int unkillable;           /* alive RUNX_KILL_WAIT_NS after SIGKILL */
+	bool unverified;          /* the scope could not be seen at the end */
+	struct rusage rusage;     /* of the command itself, wait4(2) */
+	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
+	int nsignals;
+	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */
+	char error[PATH_MAX + 512];      /* runx's error message, or "" */
+	int exit_status;                 /* what runx exits with */
+};
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * --kill-scope=cgroup: the job runs in a cgroup v2 of its own, made below
+ * runx's cgroup, which the command enters before its first instruction
+ * (launch.h).  The first signal goes to every pid of the subtree while it
+ * is frozen (cgroup.freeze, so nothing forks in between, as runc's kill
+ * --all does); SIGKILL is one write to cgroup.kill, which also reaches
+ * child cgroups and processes that called setsid(2)
+ * (Documentation/admin-guide/cgroup-v2.rst).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "scope_impl.h"
+#include "syscalls.h"
+
+/* How long the first signal waits for the freeze to complete (ns). */
+#define FREEZE_WAIT_NS (100 * 1000 * 1000LL)
+
+/* After a failed launch: how long release waits for the cgroup (ns). */
+#define RELEASE_KILL_WAIT_NS (10 * 1000 * 1000 * 1000LL)
+
+static const char delegate_hint[] =
+	"; run runx in a cgroup delegated to you, e.g. "
+	"'systemd-run --user --scope -p Delegate=yes runx ...', "
+	"or use --kill-scope=tree";
+
+int runx_scope_cgroup_probe(char *why, size_t whysize)
+{
+	char own[PATH_MAX];
+	int r = runx_cgroup_find_own(own, sizeof(own));
+
+	if (r < 0) {
+		snprintf(why, whysize, "no cgroup2 mount holds runx's cgroup (%s)",
+			 strerror(-r));
+		return r;
+	}
+	r = runx_cgroup_probe(own);
+	if (r < 0)
+		snprintf(why, whysize, "cannot create a cgroup in '%s': %s",
+			 own, strerror(-r));
+	return r;
+}
+
+/* Makes the job's cgroup below runx's own and opens its fds. */
+static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
+{
+	char own[PATH_MAX], why[PATH_MAX + 128];
+	int r = runx_cgroup_find_own(own, sizeof(own));
+
+	if (r < 0) {
+		snprintf(err, errsize,
+			 "no writable cgroup v2: no cgroup2 mount holds runx's "
+			 "cgroup (%s)%s",
+			 strerror(-r), delegate_hint);
+		return r;
+	}
+	r = runx_cgroup_create(&s->cg, own, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errsize, "no writable cgroup v2: %s%s", why,
+			 delegate_hint);
+		return r;
+	}
+	s->has_cgroup = true;
+	return 0;
+}
+
+/* Live processes of the job's subtree; an unreadable cgroup is UNKNOWN. */
+static void cgroup_census(struct runx_scope *s, struct runx_census *c)
+{
+	int populated = runx_cgroup_populated(&s->cg);
+
+	if (populated == 0)
+		return;
+	if (populated < 0) {
+		runx_census_unknown(c, populated);
+		return;
+	}
+	int count = runx_cgroup_count(&s->cg);
+	if (count < 0)
+		runx_census_unknown(c, count);
+	/* populated, being listed: not empty even if the list came up short */
+	c->count = count > 0 ? count : 1;
+}
+
+struct cgroup_signal {
+	struct runx_scope *scope;
+	int sig;
+	bool only_new; /* skip pids in scope->reached */
+	int reached;
+	int error;
+};
+
+/* Signals one pid of cgroup.procs through a pidfd, if still the job's. */
+static int signal_cgroup_pid(pid_t pid, void *arg)
+{
+	struct cgroup_signal *cs = arg;
+	struct runx_proc_stat id = {.pid = pid};
+
+	if (cs->only_new && runx_pidset_has(&cs->scope->reached, &id))
+		return 0;
+	int fd = runx_pidfd_open(pid, 0);
+	if (fd < 0) {
+		if (errno != ESRCH && cs->error == 0)
+			cs->error = -errno;
+		return 0;
+	}
+	/* The pidfd pins the process; check it is still the job's. */
+	if (runx_cgroup_holds(&cs->scope->cg, pid) &&
+	    runx_pidfd_send_signal(fd, cs->sig) == 0) {
+		cs->reached++;
+		if (runx_pidset_add(&cs->scope->reached, &id) < 0 &&
+		    cs->error == 0)
+			cs->error = -ENOMEM;
+		if (cs->only_new && cs->sig != SIGCONT)
+			runx_pidfd_send_signal(fd, SIGCONT);
+	}
+	close(fd);
+	return 0;
+}
+
+/* Signals every pid of the subtree (only_new: those not reached yet). */
+static int signal_each(struct runx_scope *s, int sig, bool only_new)
+{
+	struct cgroup_signal cs = {s, sig, only_new, 0, 0};
+	int r = runx_cgroup_each_pid(&s->cg, signal_cgroup_pid, &cs);
+
+	if (r == 0)
+		r = cs.error;
+	return r < 0 && cs.reached == 0 ? r : cs.reached;
+}
+
+/* SIGKILL through cgroup.kill, counted first only if asked. */
+static int cgroup_kill_counted(struct runx_scope *s, bool count)
+{
+	int n = count ? runx_cgroup_count(&s->cg) : 1;
+	int r = runx_cgroup_kill(&s->cg);
+
+	if (r < 0)
+		return r;
+	return n > 0 ? n : 1;
+}
+
+/*
+ * The first signal (or any forwarded one) to every process of the job,
+ * with the subtree frozen meanwhile where the kernel can (a frozen task
+ * keeps the signal pending until the thaw, and cannot fork in between).
+ */
+static int cgroup_signal(struct runx_scope *s, int sig, bool count)
+{
+	if (sig == SIGKILL)
+		return cgroup_kill_counted(s, count);
+	/* a freeze that times out (a task in D state) still holds most */
+	runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS);
+	int r = signal_each(s, sig, false);
+	runx_cgroup_freeze(&s->cg, false, 0);
+	return r;
+}
+
+/* The first signal and SIGCONT to processes no signal reached yet. */
+static int cgroup_newcomers(struct runx_scope *s, int sig)
+{
+	if (sig == SIGKILL)
+		return cgroup_kill_counted(s, false);
+	return signal_each(s, sig, true);
+}
+
+/* SIGKILL to the whole subtree: the cgroup.kill fd opened in advance. */
+static int cgroup_kill(struct runx_scope *s)
+{
+	return cgroup_kill_counted(s, false);
+}
+
+/* cgroup.events: POLLPRI when "populated" changes. */
+static int cgroup_event_fd(const struct runx_scope *s)
+{
+	return s->has_cgroup ? s->cg.events_fd : -1;
+}
+
+/* "cgroup /sys/fs/cgroup/.../runx-..." */
+static void cgroup_describe(const struct runx_scope *s, char *buf,
+			    size_t size)
+{
+	snprintf(buf, size, "cgroup %s", s->cg.path);
+}
+
+/* Empties (if needed) and removes the job's cgroup. */
+static int cgroup_release(struct runx_scope *s)
+{
+	int r = 0;
+
+	if (s->has_cgroup)
+		r = runx_cgroup_remove(&s->cg, RELEASE_KILL_WAIT_NS);
+	s->has_cgroup = false;
+	runx_pidset_free(&s->reached);
+	return r;
+}
+
+const struct runx_scope_ops runx_scope_cgroup_ops = {
+	.kind = RUNX_SCOPE_CGROUP,
+	.prepare = cgroup_prepare,
+	.signal = cgroup_signal,
+	.newcomers = cgroup_newcomers,
+	.census = cgroup_census,
+	.kill = cgroup_kill,
+	.event_fd = cgroup_event_fd,
+	.describe = cgroup_describe,
+	.release = cgroup_release,
+};

@@ -1,0 +1,108 @@
+/*
+ * --kill-scope=group (the default): the command starts a new session
+ * (setsid(2)), so its pid is its process group id; a stop is one kill(2)
+ * of -pgid, which reaches every member atomically, fork included
+ * (kill(2)), and needs no file descriptor.  A member that calls setsid(2)
+ * itself leaves the group: the documented limit of this scope.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "proc.h"
+#include "scope_impl.h"
+
+/* Nothing to set up: the launch makes the new session. */
+static int group_prepare(struct runx_scope *s, char *err, size_t errsize)
+{
+	(void)s;
+	(void)err;
+	(void)errsize;
+	return 0;
+}
+
+struct group_scan {
+	pid_t pgrp;
+	struct runx_census *census;
+};
+
+/* Counts a live member of the group from its /proc entry. */
+static int count_member(const struct runx_proc_stat *st, void *arg)
+{
+	struct group_scan *g = arg;
+
+	if (st->pgrp == g->pgrp && !runx_proc_is_dead(st))
+		runx_census_found(g->census, st->pid);
+	return 0;
+}
+
+/* Counts the group's member processes in /proc (zombies are dead). */
+static int scan_group(struct runx_scope *s, struct runx_census *c)
+{
+	struct group_scan g = {s->child, c};
+
+	return runx_proc_each(count_member, &g);
+}
+
+/*
+ * kill(2) with signal 0 first: ESRCH, the common case, needs no /proc
+ * scan and no fd.  A group with members is then counted in /proc, where
+ * a zombie member (kill(2) still finds it) does not count; if /proc cannot
+ * be read, or is not runx's pid namespace, the group counts as alive.
+ */
+static void group_census(struct runx_scope *s, struct runx_census *c)
+{
+	if (kill(-s->child, 0) < 0 && errno == ESRCH)
+		return;
+	if (!s->proc_trusted) {
+		c->count = 1;
+		return;
+	}
+	int r = scan_group(s, c);
+	if (r < 0) {
+		runx_census_unknown(c, r);
+		if (c->count == 0)
+			c->count = 1; /* kill(2) saw a member */
+	}
+}
+
+/* kill(2) of -pgid; counted first (a /proc scan) only if asked. */
+static int group_signal(struct runx_scope *s, int sig, bool count)
+{
+	int n = 1;
+
+	if (count) {
+		struct runx_census c = {0};
+		runx_scope_census(s, &c);
+		n = c.count;
+	}
+	if (kill(-s->child, sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return n > 0 ? n : 1;
+}
+
+/* SIGKILL to the whole group: one kill(2), no fd needed. */
+static int group_kill(struct runx_scope *s)
+{
+	return group_signal(s, SIGKILL, false);
+}
+
+/* "process group 123". */
+static void group_describe(const struct runx_scope *s, char *buf,
+			   size_t size)
+{
+	snprintf(buf, size, "process group %d", (int)s->child);
+}
+
+const struct runx_scope_ops runx_scope_group_ops = {
+	.kind = RUNX_SCOPE_GROUP,
+	.prepare = group_prepare,
+	.signal = group_signal,
+	.census = group_census,
+	.kill = group_kill,
+	.event_fd = NULL,
+	.describe = group_describe,
+	.release = NULL,
+};

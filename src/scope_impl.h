@@ -1,0 +1,38 @@
+/*
+ * For the files that implement a kill scope (scope_*.c) only: their ops
+ * tables and the helpers they share.  The rest of runx uses scope.h.
+ */
+#ifndef RUNX_SCOPE_IMPL_H
+#define RUNX_SCOPE_IMPL_H
+
+#include "scope.h"
+
+extern const struct runx_scope_ops runx_scope_child_ops;
+extern const struct runx_scope_ops runx_scope_group_ops;
+extern const struct runx_scope_ops runx_scope_tree_ops;
+extern const struct runx_scope_ops runx_scope_cgroup_ops;
+
+/*
+ * Counts pid as a live member in *c and, while c has room, opens a pidfd
+ * for it into c->watch (owned by the census's caller).  A pidfd that
+ * cannot be opened is skipped: the count stays right without it.
+ */
+void runx_census_found(struct runx_census *c, pid_t pid);
+
+/* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
+void runx_census_unknown(struct runx_census *c, int error);
+
+/*
+ * Sends sig to the direct child through its pidfd (pidfd_send_signal(2),
+ * Linux 5.1): 1 if sent, 0 if the child is gone or reaped, or -errno.
+ */
+int runx_scope_signal_child(struct runx_scope *s, int sig);
+
+/*
+ * True while the direct child has not exited, from waitid(P_PIDFD, ...,
+ * WEXITED|WNOHANG|WNOWAIT) (waitid(2), Linux 5.4): by its pidfd, so a
+ * reused pid can never be mistaken for it.  Leaves the child unreaped.
+ */
+bool runx_scope_child_alive(const struct runx_scope *s);
+
+#endif

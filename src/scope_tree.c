@@ -1,0 +1,311 @@
+/*
+ * --kill-scope=tree: every descendant of runx.  runx is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER, prctl(2), Linux 3.4), so an orphan re-parents
+ * to runx even after setsid(2); a descendant is a process whose parent
+ * chain in /proc reaches runx.  This kernel has no
+ * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN), so each pass reads
+ * every /proc/PID/stat.  A process that leaves through a daemon (work
+ * handed to systemd or docker) was never a descendant: documented.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "scope_impl.h"
+#include "syscalls.h"
+
+/* Passes of "list, signal the new ones" before a signal gives up. */
+#define MAX_SWEEPS 64
+
+/* Every process of /proc, for one walk of the tree. */
+struct proc_list {
+	struct runx_proc_stat *v;
+	size_t n, cap;
+};
+
+/* Appends one /proc entry to the list. */
+static int list_proc(const struct runx_proc_stat *st, void *arg)
+{
+	struct proc_list *l = arg;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct runx_proc_stat *v = realloc(l->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *st;
+	return 0;
+}
+
+/* Membership bit of pid in a bitmap sized to the largest pid listed. */
+static bool bit_get(const unsigned char *bits, pid_t pid)
+{
+	return bits[pid / 8] & (1u << (pid % 8));
+}
+
+/* Sets the membership bit of pid. */
+static void bit_set(unsigned char *bits, pid_t pid)
+{
+	bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
+}
+
+/* The largest pid in the list, or runx's own. */
+static pid_t top_pid(const struct proc_list *all, pid_t self)
+{
+	pid_t top = self;
+
+	for (size_t i = 0; i < all->n; i++)
+		if (all->v[i].pid > top)
+			top = all->v[i].pid;
+	return top;
+}
+
+/*
+ * Keeps only the descendants of runx in *all (in place), zombies
+ * included.  /proc lists pids in ascending order and children mostly have
+ * larger pids than their parents, so the passes usually end after two.
+ */
+static int keep_descendants(struct proc_list *all)
+{
+	pid_t self = getpid(), top = top_pid(all, self);
+	unsigned char *member = calloc((size_t)top / 8 + 1, 1);
+	size_t kept = 0;
+	bool grew = true;
+
+	if (member == NULL)
+		return -ENOMEM;
+	bit_set(member, self);
+	while (grew) {
+		grew = false;
+		for (size_t i = kept; i < all->n; i++) {
+			struct runx_proc_stat p = all->v[i];
+			if (p.ppid <= 0 || p.ppid > top ||
+			    !bit_get(member, p.ppid) || bit_get(member, p.pid))
+				continue;
+			bit_set(member, p.pid);
+			all->v[i] = all->v[kept]; /* move members to the front */
+			all->v[kept++] = p;
+			grew = true;
+		}
+	}
+	all->n = kept;
+	free(member);
+	return 0;
+}
+
+/* The descendants of runx now, into *out (caller frees out->v). */
+static int list_tree(struct proc_list *out)
+{
+	*out = (struct proc_list){NULL, 0, 0};
+	int r = runx_proc_each(list_proc, out);
+
+	if (r == 0)
+		r = keep_descendants(out);
+	if (r < 0) {
+		free(out->v);
+		*out = (struct proc_list){NULL, 0, 0};
+	}
+	return r;
+}
+
+/*
+ * True if runx has a child, live or zombie (waitid(2) with WNOWAIT).  A
+ * subreaper without children has no descendants at all: each one's
+ * parent chain up to runx is alive, or it would have been re-parented.
+ * Needs no fd, so it also answers when runx is out of them.
+ */
+static bool has_children(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si,
+		      WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) == 0;
+}
+
+/* Becomes a child subreaper; refuses a /proc of another pid namespace. */
+static int tree_prepare(struct runx_scope *s, char *err, size_t errsize)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		int e = errno;
+		snprintf(err, errsize, "cannot become a child subreaper: %s",
+			 strerror(e));
+		return -e;
+	}
+	if (!s->proc_trusted) {
+		snprintf(err, errsize,
+			 "--kill-scope=tree needs /proc of runx's own pid "
+			 "namespace (unshare --pid needs --mount-proc)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Counts the live descendants; a walk that fails counts as UNKNOWN. */
+static void tree_census(struct runx_scope *s, struct runx_census *c)
+{
+	struct proc_list tree;
+
+	(void)s;
+	if (!has_children())
+		return;
+	int r = list_tree(&tree);
+	if (r < 0) {
+		runx_census_unknown(c, r);
+		return;
+	}
+	for (size_t i = 0; i < tree.n; i++)
+		if (!runx_proc_is_dead(&tree.v[i]))
+			runx_census_found(c, tree.v[i].pid);
+	free(tree.v);
+	if (c->count == 0 && has_children() && tree.n == 0)
+		runx_census_unknown(c, -ESRCH); /* a child /proc did not list */
+}
+
+/*
+ * Signals one listed descendant through a pidfd, after checking that the
+ * pidfd pins the process the list saw: the same start time (a pidfd
+ * cannot undo a pid reuse that happened before pidfd_open(2); the parent
+ * may differ, since an orphan re-parents to runx meanwhile).  Returns 1
+ * if signalled, 0 if it is gone or another process has its pid, -errno.
+ */
+static int signal_listed(const struct runx_proc_stat *p, int sig)
+{
+	struct runx_proc_stat now;
+	int fd = runx_pidfd_open(p->pid, 0);
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	int r = runx_proc_stat(p->pid, &now);
+	if (r == 0 && now.start_time != p->start_time)
+		r = -ESRCH;
+	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
+		r = -errno;
+	close(fd);
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+/*
+ * One pass: signals every listed live descendant not in done, adds it
+ * to done (and to also, if not NULL), and continues it with also_cont.  *fresh counts the new ones.
+ * Returns the number reached, or -errno.
+ */
+static int sweep_once(struct runx_pidset *done, struct runx_pidset *also, int sig, bool also_cont,
+		      int *fresh)
+{
+	struct proc_list tree;
+	int r = list_tree(&tree), reached = 0;
+
+	*fresh = 0;
+	for (size_t i = 0; r >= 0 && i < tree.n; i++) {
+		const struct runx_proc_stat *p = &tree.v[i];
+		if (p->pid == getpid() || runx_pidset_has(done, p))
+			continue;
+		(*fresh)++;
+		if ((r = runx_pidset_add(done, p)) < 0 ||
+		    (also != NULL && (r = runx_pidset_add(also, p)) < 0))
+			break;
+		if (runx_proc_is_dead(p))
+			continue; /* a zombie takes no signal */
+		int one = signal_listed(p, sig);
+		if (one > 0 && also_cont)
+			signal_listed(p, SIGCONT);
+		if (one < 0)
+			r = one;
+		reached += one > 0;
+	}
+	free(tree.v);
+	return r < 0 ? r : reached;
+}
+
+/*
+ * Repeats "list, signal the new ones" until a pass finds nobody new (a
+ * process whose parent got a fatal signal cannot fork any more, fork(2)
+ * fails with a fatal signal pending, so the passes end).
+ */
+static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
+		 bool also_cont)
+{
+	int total = 0, fresh = 1;
+
+	for (int pass = 0; fresh > 0 && pass < MAX_SWEEPS; pass++) {
+		int r = sweep_once(done, also, sig, also_cont, &fresh);
+		if (r < 0)
+			return r;
+		total += r;
+	}
+	return total;
+}
+
+/*
+ * Signals every descendant, also those born or re-parented while it
+ * runs; every process reached is remembered (s->reached) so that
+ * newcomers() finds only processes no signal reached yet.
+ */
+static int tree_signal(struct runx_scope *s, int sig, bool count)
+{
+	struct runx_pidset now = {NULL, 0, 0};
+
+	(void)count;
+	if (!has_children())
+		return 0;
+	int r = sweep(&now, &s->reached, sig, false);
+	runx_pidset_free(&now);
+	if (r < 0)
+		runx_scope_signal_child(s, sig); /* needs no new fd */
+	return r;
+}
+
+/* Signals (and continues) the descendants no earlier signal reached. */
+static int tree_newcomers(struct runx_scope *s, int sig)
+{
+	if (!has_children())
+		return 0;
+	return sweep(&s->reached, NULL, sig,
+		     sig != SIGCONT && sig != SIGKILL);
+}
+
+/* SIGKILL to every descendant, the direct child first (no fd needed). */
+static int tree_kill(struct runx_scope *s)
+{
+	runx_scope_signal_child(s, SIGKILL);
+	return tree_signal(s, SIGKILL, false);
+}
+
+/* "process tree of runx (pid 123)". */
+static void tree_describe(const struct runx_scope *s, char *buf, size_t size)
+{
+	(void)s;
+	snprintf(buf, size, "process tree of runx (pid %d)", (int)getpid());
+}
+
+/* Forgets the processes reached. */
+static int tree_release(struct runx_scope *s)
+{
+	runx_pidset_free(&s->reached);
+	return 0;
+}
+
+const struct runx_scope_ops runx_scope_tree_ops = {
+	.kind = RUNX_SCOPE_TREE,
+	.prepare = tree_prepare,
+	.signal = tree_signal,
+	.newcomers = tree_newcomers,
+	.census = tree_census,
+	.kill = tree_kill,
+	.event_fd = NULL,
+	.describe = tree_describe,
+	.release = tree_release,
+};
