@@ -98,11 +98,11 @@ static bool value_begin(struct runx_json *j)
 	if (j->depth == 0)
 		return true;
 	if (j->object[j->depth - 1]) {
-		if (!j->key) {
+		if (!j->key_due) {
 			fail(j, -EINVAL); /* an object member needs its key */
 			return false;
 		}
-		j->key = false;
+		j->key_due = false;
 		return true;
 	}
 	if (!j->empty)
@@ -230,7 +230,8 @@ static void end(struct runx_json *j, bool is_object)
 {
 	if (j->err != 0)
 		return;
-	if (j->depth == 0 || j->object[j->depth - 1] != is_object || j->key) {
+	if (j->depth == 0 || j->object[j->depth - 1] != is_object ||
+	    j->key_due) {
 		fail(j, -EINVAL);
 		return;
 	}
@@ -266,7 +267,7 @@ void runx_json_key(struct runx_json *j, const char *key)
 {
 	if (j->err != 0)
 		return;
-	if (j->depth == 0 || !j->object[j->depth - 1] || j->key) {
+	if (j->depth == 0 || !j->object[j->depth - 1] || j->key_due) {
 		fail(j, -EINVAL);
 		return;
 	}
@@ -276,7 +277,7 @@ void runx_json_key(struct runx_json *j, const char *key)
 	append_string(j, key, strlen(key));
 	append(j, ": ", 2);
 	j->empty = false;
-	j->key = true;
+	j->key_due = true;
 }
 
 void runx_json_stringn(struct runx_json *j, const char *s, size_t len)

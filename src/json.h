@@ -24,14 +24,14 @@
 #define RUNX_JSON_MAX_DEPTH 32
 
 struct runx_json {
-	char *buf;  /* the text so far (heap, owned), or NULL */
-	size_t len; /* bytes used in buf */
-	size_t cap; /* bytes allocated in buf */
-	int err;    /* 0, or the first error (-ENOMEM, -EINVAL): sticky */
-	int depth;  /* open containers */
-	bool empty; /* the innermost container has no member yet */
-	bool key;   /* a key was written, its value is due */
-	bool done;  /* the top-level value is complete */
+	char *buf;    /* the text so far (heap, owned), or NULL */
+	size_t len;   /* bytes used in buf */
+	size_t cap;   /* bytes allocated in buf */
+	int err;      /* 0, or the first error (-ENOMEM, -EINVAL): sticky */
+	int depth;    /* open containers */
+	bool empty;   /* the innermost container has no member yet */
+	bool key_due; /* a key was written, its value is due */
+	bool done;    /* the top-level value is complete */
 	bool object[RUNX_JSON_MAX_DEPTH]; /* per level: object, else array */
 	/* realloc(3) by default; tests put a failing one here */
 	void *(*realloc_fn)(void *ptr, size_t size);
