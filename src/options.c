@@ -410,7 +410,7 @@ static const char *parse_pids(const char *text, int64_t *n)
 static const char *parse_cpus(const char *text, int64_t *quota_us)
 {
 	const char *s = text;
-	int64_t whole = 0, frac = 0, weight = CPU_PERIOD_US / 10;
+	int64_t whole = 0, frac = 0, weight = CPU_PERIOD_US;
 	bool digits = false, nonzero = false, round_up = false;
 
 	if (isdigit((unsigned char)*s)) {
@@ -419,17 +419,16 @@ static const char *parse_cpus(const char *text, int64_t *quota_us)
 		digits = true;
 	}
 	if (*s == '.')
-		for (s++; isdigit((unsigned char)*s); s++, weight /= 10) {
+		for (s++; isdigit((unsigned char)*s); s++) {
 			int d = *s - '0';
 
 			digits = true;
 			nonzero = nonzero || d != 0;
-			if (weight > 0)
-				frac += d * weight;
-			else if (weight == 0 && d >= 5) /* the 6th decimal */
-				round_up = true;
-			if (weight == 0)
-				weight = -10; /* later decimals: no effect */
+			if (weight > 1) /* the first five decimals: exact */
+				frac += d * (weight /= 10);
+			else if (weight ==
+				 1) /* the sixth rounds, later ones not */
+				round_up = d >= 5, weight = 0;
 		}
 	if (!digits || *s != '\0')
 		return "a positive decimal number of CPUs: 0.5, 2";
