@@ -424,11 +424,14 @@ static const char *parse_cpus(const char *text, int64_t *quota_us)
 
 			digits = true;
 			nonzero = nonzero || d != 0;
-			if (weight > 1) /* the first five decimals: exact */
-				frac += d * (weight /= 10);
-			else if (weight ==
-				 1) /* the sixth rounds, later ones not */
-				round_up = d >= 5, weight = 0;
+			/* five decimals are exact, the sixth rounds, no more */
+			if (weight > 1) {
+				weight /= 10;
+				frac += d * weight;
+			} else if (weight == 1) {
+				round_up = d >= 5;
+				weight = 0;
+			}
 		}
 	if (!digits || *s != '\0')
 		return "a positive decimal number of CPUs: 0.5, 2";
