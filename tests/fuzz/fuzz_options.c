@@ -53,8 +53,7 @@ static void check_limits(const struct runx_options *o)
 }
 
 /* Aborts unless the parsed options keep every rule of runx(1). */
-static void check_options(const struct runx_options *o, char **argv,
-			  int argc)
+static void check_options(const struct runx_options *o, char **argv, int argc)
 {
 	bool any_stop = false;
 
@@ -113,11 +112,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (rc != RUNX_PARSE_HELP && rc != RUNX_PARSE_VERSION)
 		abort();
 	rc2 = runx_options_parse(argc, argv, &again, err, sizeof(err));
-	if (rc2 != rc || (rc == RUNX_PARSE_OK &&
-			  (again.command != opts.command ||
-			   again.timeout_ns != opts.timeout_ns ||
-			   again.scope != opts.scope ||
-			   again.memory_max != opts.memory_max)))
+	if (rc2 != rc ||
+	    (rc == RUNX_PARSE_OK && (again.command != opts.command ||
+				     again.timeout_ns != opts.timeout_ns ||
+				     again.scope != opts.scope ||
+				     again.memory_max != opts.memory_max)))
 		abort();
 	free(buf);
 	return 0;

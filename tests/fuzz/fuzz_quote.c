@@ -68,8 +68,8 @@ static size_t unescape(const char *out, unsigned char *buf)
 }
 
 /* Aborts unless out unescapes to text, or to its two ends around "...". */
-static void check_round_trip(const char *text, const char *out,
-			     size_t bufsize, unsigned char *back)
+static void check_round_trip(const char *text, const char *out, size_t bufsize,
+			     unsigned char *back)
 {
 	size_t tlen = strlen(text), n;
 	const char *dots = strstr(out, "...");
