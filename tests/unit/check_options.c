@@ -307,7 +307,7 @@ static void apply(struct runx_options *o, const struct change *c)
 	case F_STOP_SIGNALS:
 		sigemptyset(&o->stop_signals);
 		for (int sig = 1; sig <= 64; sig++)
-			if (c->value & SIGBIT(sig))
+			if ((uint64_t)c->value & SIGBIT(sig))
 				sigaddset(&o->stop_signals, sig);
 		break;
 	case F_FG_IN_SCOPE:
