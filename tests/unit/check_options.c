@@ -241,7 +241,7 @@ enum field {
 };
 
 /* Bit N-1 for signal N, for F_STOP_SIGNALS. */
-#define SIGBIT(sig) (INT64_C(1) << ((sig)-1))
+#define SIGBIT(sig) (UINT64_C(1) << ((sig)-1))
 
 struct change {
 	enum field field;
