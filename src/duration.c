@@ -17,6 +17,14 @@
 
 typedef unsigned __int128 u128;
 
+/*
+ * Decimal exponents saturate here, both the written one and the one counted
+ * from digits: far beyond any value that does not clamp to inf or round up
+ * to 1 ns (those need |exponent| < 60), and small enough that their sum
+ * cannot overflow int64_t.  Reaching it from digits would take exabytes.
+ */
+#define EXP_LIMIT (INT64_MAX / 4)
+
 struct unit {
 	const char *name;
 	int64_t ns;
@@ -24,13 +32,13 @@ struct unit {
 
 /* Two-letter units first, so "ms" is not read as "m" followed by "s". */
 static const struct unit units[] = {
-	{"ns", 1},
-	{"us", 1000},
-	{"ms", 1000000},
-	{"s", 1000000000},
-	{"m", 60 * INT64_C(1000000000)},
-	{"h", 3600 * INT64_C(1000000000)},
-	{"d", 86400 * INT64_C(1000000000)},
+    {"ns", 1},
+    {"us", 1000},
+    {"ms", 1000000},
+    {"s", 1000000000},
+    {"m", 60 * INT64_C(1000000000)},
+    {"h", 3600 * INT64_C(1000000000)},
+    {"d", 86400 * INT64_C(1000000000)},
 };
 
 /* Adds b to *acc, clamping at RUNX_DURATION_INF. */
@@ -85,6 +93,39 @@ static int64_t scale(uint64_t mantissa, int64_t exp10, bool sticky,
 	return (int64_t)v;
 }
 
+/* *e + delta, saturated at +-EXP_LIMIT. */
+static int64_t exp_add(int64_t e, int64_t delta)
+{
+	int64_t sum = e + delta; /* |e|, |delta| <= EXP_LIMIT: no overflow */
+
+	if (sum > EXP_LIMIT)
+		return EXP_LIMIT;
+	if (sum < -EXP_LIMIT)
+		return -EXP_LIMIT;
+	return sum;
+}
+
+/*
+ * Reads the exponent digits "[+-]digits" at *p into *x, saturated at
+ * +-EXP_LIMIT (a longer exponent means the same: inf or 1 ns).
+ */
+static int read_exponent(const char **p, int64_t *x)
+{
+	const char *q = *p;
+	bool neg = false;
+	int64_t v = 0;
+
+	if (*q == '+' || *q == '-')
+		neg = (*q++ == '-');
+	if (!isdigit((unsigned char)*q))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*q); q++)
+		v = v > EXP_LIMIT / 10 ? EXP_LIMIT : exp_add(v * 10, *q - '0');
+	*x = neg ? -v : v;
+	*p = q;
+	return 0;
+}
+
 /* Reads "[digits][.digits][e[+-]digits]" at *p; -EINVAL without digits. */
 static int read_decimal(const char **p, uint64_t *mantissa, int64_t *exp10,
 			bool *sticky)
@@ -106,37 +147,30 @@ static int read_decimal(const char **p, uint64_t *mantissa, int64_t *exp10,
 		any = true;
 		if (m == 0 && *s == '0') { /* leading zeros carry no digits */
 			if (frac)
-				e--;
+				e = exp_add(e, -1);
 			continue;
 		}
 		if (kept < MAX_DIGITS) {
 			m = m * 10 + (uint64_t)(*s - '0');
 			kept++;
 			if (frac)
-				e--;
+				e = exp_add(e, -1);
 		} else {
 			if (*s != '0')
 				*sticky = true;
 			if (!frac)
-				e++;
+				e = exp_add(e, 1);
 		}
 	}
 	if (!any)
 		return -EINVAL;
 	if (*s == 'e' || *s == 'E') {
-		const char *q = s + 1;
-		bool neg = false;
-		int64_t x = 0;
+		int64_t x;
 
-		if (*q == '+' || *q == '-')
-			neg = (*q++ == '-');
-		if (!isdigit((unsigned char)*q))
+		s++;
+		if (read_exponent(&s, &x) < 0)
 			return -EINVAL;
-		for (; isdigit((unsigned char)*q); q++)
-			if (x < 100000)
-				x = x * 10 + (*q - '0');
-		e += neg ? -x : x;
-		s = q;
+		e = exp_add(e, x);
 	}
 	*mantissa = m;
 	*exp10 = e;
@@ -208,7 +242,8 @@ int runx_duration_parse(const char *text, int64_t *ns)
 	while (*p != '\0') {
 		int64_t term;
 
-		if (unit_missing) /* "1 30s": only the last term may omit its unit */
+		if (unit_missing) /* "1 30s": only the last term may omit its
+				     unit */
 			return -EINVAL;
 		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 			if (read_hex(&p, &term, &unit_missing) < 0)
@@ -236,13 +271,13 @@ int runx_duration_parse(const char *text, int64_t *ns)
 const char *runx_duration_format(int64_t ns, char *buf, size_t size)
 {
 	static const struct unit shown[] = {
-		{"d", 86400 * INT64_C(1000000000)},
-		{"h", 3600 * INT64_C(1000000000)},
-		{"m", 60 * INT64_C(1000000000)},
-		{"s", 1000000000},
-		{"ms", 1000000},
-		{"us", 1000},
-		{"ns", 1},
+	    {"d", 86400 * INT64_C(1000000000)},
+	    {"h", 3600 * INT64_C(1000000000)},
+	    {"m", 60 * INT64_C(1000000000)},
+	    {"s", 1000000000},
+	    {"ms", 1000000},
+	    {"us", 1000},
+	    {"ns", 1},
 	};
 
 	if (ns == RUNX_DURATION_INF) {
@@ -255,8 +290,8 @@ const char *runx_duration_format(int64_t ns, char *buf, size_t size)
 				int64_t whole = ns / shown[i].ns;
 				int64_t rest = ns % shown[i].ns;
 				if (rest == 0) {
-					snprintf(buf, size, "%" PRId64 "%s", whole,
-						 shown[i].name);
+					snprintf(buf, size, "%" PRId64 "%s",
+						 whole, shown[i].name);
 					return buf;
 				}
 			}

@@ -19,6 +19,9 @@
  * whole number of nanoseconds is rounded up (so a positive value never
  * becomes 0 and a deadline never fires early); values beyond INT64_MAX ns
  * (about 292 years) are clamped to RUNX_DURATION_INF, never wrapped.
+ * Both hold whatever the number of digits, leading zeros or exponent digits:
+ * the exponent is counted in full (saturating far beyond where the value
+ * has already clamped or rounded up).  Time is linear in the length.
  *
  * Returns 0, or -EINVAL for empty text, a sign other than '+', "nan",
  * unknown units, white space inside or at the end, or trailing junk; *ns is

@@ -1,12 +1,20 @@
-/* Messages on standard error. */
+/* Messages on standard error, made safe to print; --help on stdout. */
 #include "config.h"
 
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "redirect.h"
+
+/* The longest escaped form of one unit: a UTF-8 C1 control, "\xc2\x9b". */
+#define UNIT_MAX 8
 
 static bool verbose_on;
 
@@ -20,16 +28,189 @@ bool runx_log_verbose(void)
 	return verbose_on;
 }
 
+/*
+ * The length of the valid UTF-8 sequence at s (2 to 4), or 0 if s does not
+ * start one: overlong forms, surrogates and values past U+10FFFF are
+ * invalid (RFC 3629, section 4).
+ */
+static size_t utf8_length(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* Writes byte c as "\xHH" at out; returns 4. */
+static size_t hex_escape(unsigned char c, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = digits[c >> 4];
+	out[3] = digits[c & 0xf];
+	return 4;
+}
+
+/*
+ * Escapes the unit at s (one byte, or one UTF-8 character; *s != 0) into
+ * out (UNIT_MAX bytes, no NUL); sets *outlen and returns the bytes used.
+ */
+static size_t escape_unit(const unsigned char *s, char *out, size_t *outlen)
+{
+	size_t n;
+
+	if (*s == '\n' || *s == '\t' || *s == '\r') {
+		out[0] = '\\';
+		out[1] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
+		*outlen = 2;
+		return 1;
+	}
+	if (*s < 0x20 || *s == 0x7f) {
+		*outlen = hex_escape(*s, out);
+		return 1;
+	}
+	if (*s < 0x80) {
+		out[0] = (char)*s;
+		*outlen = 1;
+		return 1;
+	}
+	n = utf8_length(s);
+	if (n == 0) { /* not UTF-8: a lone byte */
+		*outlen = hex_escape(*s, out);
+		return 1;
+	}
+	if (s[0] == 0xc2 && s[1] < 0xa0) { /* C1 control U+0080-U+009F */
+		*outlen = hex_escape(s[0], out) + hex_escape(s[1], out + 4);
+		return 2;
+	}
+	memcpy(out, s, n);
+	*outlen = n;
+	return n;
+}
+
+/* The length of the escaped form of all of s. */
+static size_t escaped_length(const unsigned char *s)
+{
+	size_t total = 0, n;
+	char unit[UNIT_MAX];
+
+	while (*s != '\0') {
+		s += escape_unit(s, unit, &n);
+		total += n;
+	}
+	return total;
+}
+
+/*
+ * Escapes whole units of *s into out while they fit in room bytes (no NUL
+ * written); advances *s past them and returns the bytes written.
+ */
+static size_t escape_into(const unsigned char **s, char *out, size_t room)
+{
+	size_t len = 0, n;
+	char unit[UNIT_MAX];
+
+	while (**s != '\0') {
+		size_t used = escape_unit(*s, unit, &n);
+
+		if (len + n > room)
+			break;
+		memcpy(out + len, unit, n);
+		len += n;
+		*s += used;
+	}
+	return len;
+}
+
+/*
+ * Writes the escaped s (total bytes escaped, too long for size) into buf as
+ * head "..." tail, both ends about half of size.
+ */
+static void shorten(const unsigned char *s, size_t total, char *buf,
+		    size_t size)
+{
+	size_t head_room = (size - 4) / 2, tail_room = size - 4 - head_room;
+	size_t len = escape_into(&s, buf, head_room), pos = len, n;
+	char unit[UNIT_MAX];
+
+	/* skip units until what is left fits the tail */
+	while (total - pos > tail_room)
+		s += escape_unit(s, unit, &n), pos += n;
+	memcpy(buf + len, "...", 3);
+	len += 3;
+	len += escape_into(&s, buf + len, tail_room);
+	buf[len] = '\0';
+}
+
+const char *runx_quote(const char *value, char *buf, size_t size)
+{
+	const unsigned char *s =
+	    (const unsigned char *)(value != NULL ? value : "(null)");
+	size_t total;
+
+	if (size == 0)
+		return buf;
+	total = escaped_length(s);
+	if (total < size || size < 8) {
+		buf[escape_into(&s, buf, size - 1)] = '\0';
+		return buf;
+	}
+	shorten(s, total, buf, size);
+	return buf;
+}
+
+/*
+ * Formats and writes one line.  The text is formatted in full (on the heap
+ * when it is long) so that shortening keeps its end; if that allocation
+ * fails, the end of a very long line is lost, never the line itself.
+ */
 static void emit(const char *fmt, va_list ap)
 {
-	char line[1024] = "runx: ";
-	size_t len = strlen(line);
-	int n = vsnprintf(line + len, sizeof(line) - len - 1, fmt, ap);
+	char text[4 * RUNX_LINE_MAX], line[RUNX_LINE_MAX] = "runx: ";
+	const size_t prefix = 6;
+	char *whole = NULL;
+	va_list again;
+	size_t len;
+	int n;
 
+	va_copy(again, ap);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	if (n >= 0 && (size_t)n >= sizeof(text)) {
+		whole = malloc((size_t)n + 1);
+		if (whole != NULL)
+			vsnprintf(whole, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
 	if (n < 0)
 		return;
-	len += (size_t)n < sizeof(line) - len - 1 ? (size_t)n
-						  : sizeof(line) - len - 2;
+	/* room for the text: all of line but "runx: " and "\n" */
+	runx_quote(whole != NULL ? whole : text, line + prefix,
+		   sizeof(line) - prefix - 1);
+	free(whole);
+	len = strlen(line);
 	line[len++] = '\n';
 	(void)!write(STDERR_FILENO, line, len);
 }
@@ -52,4 +233,22 @@ void runx_verbose(const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(fmt, ap);
 	va_end(ap);
+}
+
+int runx_write_stdout(const char *text)
+{
+	size_t len = strlen(text), done = 0;
+
+	if (runx_stdio_was_closed(STDOUT_FILENO))
+		return -EBADF;
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	return 0;
 }

@@ -3,6 +3,18 @@
 #define RUNX_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The size of a buffer for runx_quote() that callers use for one value in a
+ * message: a longer value is shortened in the middle to fit, so a message
+ * with a value or two still ends with its reason.
+ */
+#define RUNX_QUOTE_SIZE 256
+
+/* The longest line runx_error()/runx_verbose() write, "runx: " and "\n"
+ * included; a longer one is shortened in the middle. */
+#define RUNX_LINE_MAX 1024
 
 /* Turns the -v/--verbose lines on or off (off by default). */
 void runx_log_set_verbose(bool verbose);
@@ -11,7 +23,23 @@ void runx_log_set_verbose(bool verbose);
 bool runx_log_verbose(void);
 
 /*
+ * Writes value into buf (size bytes, NUL included; size >= 8) as it may
+ * appear inside a message: a control character (0x00-0x1f, 0x7f), a byte
+ * that is not part of valid UTF-8, or a UTF-8 C1 control (U+0080-U+009F,
+ * which some terminals obey) is escaped as "\n", "\t", "\r" or "\xHH", so a
+ * value can neither start a new line nor send a terminal an escape
+ * sequence.  If the escaped value needs more than size - 1 bytes, its
+ * middle is replaced by "..." so that both its start and its end survive;
+ * an escape or a UTF-8 character is never cut.  value NULL is written as
+ * "(null)".  Returns buf.  No errors, no allocation, no I/O.
+ */
+const char *runx_quote(const char *value, char *buf, size_t size);
+
+/*
  * Writes "runx: " + the formatted text + "\n" to fd 2 in one write(2).
+ * The line is made safe as runx_quote() does (a stray newline or escape
+ * in a value cannot forge a second line), and a line longer than
+ * RUNX_LINE_MAX is shortened in the middle, so its end (the reason) stays.
  * Errors (EPIPE, EBADF, ...) are ignored: a closed or broken stderr never
  * changes what runx does.  SIGPIPE stays blocked in runx for this reason.
  */
@@ -19,5 +47,15 @@ void runx_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The same as runx_error(), only with -v/--verbose. */
 void runx_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Writes text (NUL-terminated) to fd 1 in full, retrying short writes and
+ * EINTR (write(2)).  Returns 0, or -EBADF when fd 1 was closed when runx
+ * started (runx_stdio_guard() put /dev/null there, see redirect.h), or the
+ * -errno of the failed write(2) (-ENOSPC for /dev/full, -EPIPE, -EIO).
+ * For --help and --version, which must fail (exit 125) when their text
+ * cannot be written, as GNU programs do.
+ */
+int runx_write_stdout(const char *text);
 
 #endif

@@ -290,6 +290,16 @@ static int run(const struct runx_options *opts, const sigset_t *orig_mask)
 	return finish(&job, supervise(&job));
 }
 
+/* --help, --version: 0, or 125 when stdout is closed, full or broken. */
+static int write_text(const char *text)
+{
+	int r = runx_write_stdout(text);
+
+	if (r < 0)
+		runx_error("write error: %s", strerror(-r));
+	return r < 0 ? EXIT_RUNX_FAILED : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct runx_options opts;
@@ -307,11 +317,9 @@ int main(int argc, char **argv)
 		runx_error("%s", err);
 		return EXIT_RUNX_FAILED;
 	case RUNX_PARSE_HELP:
-		fputs(runx_usage(), stdout);
-		return fflush(stdout) == 0 ? 0 : EXIT_RUNX_FAILED;
+		return write_text(runx_usage());
 	case RUNX_PARSE_VERSION:
-		fputs(runx_version_text(), stdout);
-		return fflush(stdout) == 0 ? 0 : EXIT_RUNX_FAILED;
+		return write_text(runx_version_text());
 	case RUNX_PARSE_OK:
 		break;
 	}

@@ -3,12 +3,15 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "duration.h"
+#include "log.h"
 #include "signals.h"
 
 enum {
@@ -20,49 +23,66 @@ enum {
 	OPT_LAUNCH,
 	OPT_CLOSE_FDS,
 	OPT_REPORT,
+	OPT_STOP_SIGNALS,
+	OPT_MEMORY_MAX,
+	OPT_PIDS_MAX,
+	OPT_CPU_MAX,
 };
 
 static const struct option long_options[] = {
-	{"timeout", required_argument, NULL, 't'},
-	{"signal", required_argument, NULL, 's'},
-	{"kill-after", required_argument, NULL, 'k'},
-	{"grace", required_argument, NULL, OPT_GRACE},
-	{"preserve-status", no_argument, NULL, 'p'},
-	{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-	{"kill-scope", required_argument, NULL, OPT_KILL_SCOPE},
-	{"kill-group", no_argument, NULL, 'G'},
-	{"kill-cgroup", no_argument, NULL, 'C'},
-	{"foreground", no_argument, NULL, OPT_FOREGROUND},
-	{"wait-all", no_argument, NULL, OPT_WAIT_ALL},
-	{"launch", required_argument, NULL, OPT_LAUNCH},
-	{"close-fds", no_argument, NULL, OPT_CLOSE_FDS},
-	{"stdin", required_argument, NULL, 'i'},
-	{"stdout", required_argument, NULL, 'o'},
-	{"stderr", required_argument, NULL, 'e'},
-	{"append", no_argument, NULL, 'a'},
-	{"merge", no_argument, NULL, 'm'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"report", required_argument, NULL, OPT_REPORT},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"timeout", required_argument, NULL, 't'},
+    {"signal", required_argument, NULL, 's'},
+    {"kill-after", required_argument, NULL, 'k'},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"preserve-status", no_argument, NULL, 'p'},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+    {"kill-scope", required_argument, NULL, OPT_KILL_SCOPE},
+    {"kill-group", no_argument, NULL, 'G'},
+    {"kill-cgroup", no_argument, NULL, 'C'},
+    {"foreground", no_argument, NULL, OPT_FOREGROUND},
+    {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
+    {"launch", required_argument, NULL, OPT_LAUNCH},
+    {"close-fds", no_argument, NULL, OPT_CLOSE_FDS},
+    {"stdin", required_argument, NULL, 'i'},
+    {"stdout", required_argument, NULL, 'o'},
+    {"stderr", required_argument, NULL, 'e'},
+    {"append", no_argument, NULL, 'a'},
+    {"merge", no_argument, NULL, 'm'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"stop-signals", required_argument, NULL, OPT_STOP_SIGNALS},
+    {"memory-max", required_argument, NULL, OPT_MEMORY_MAX},
+    {"pids-max", required_argument, NULL, OPT_PIDS_MAX},
+    {"cpu-max", required_argument, NULL, OPT_CPU_MAX},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 /* '+': stop at the first operand; ':': report a missing value as ':'. */
 static const char short_options[] = "+:t:s:k:pGCi:o:e:amvhV";
 
 static const char *const scope_names[] = {
-	[RUNX_SCOPE_CHILD] = "child", [RUNX_SCOPE_GROUP] = "group",
-	[RUNX_SCOPE_TREE] = "tree",   [RUNX_SCOPE_CGROUP] = "cgroup",
-	[RUNX_SCOPE_AUTO] = "auto",
+    [RUNX_SCOPE_CHILD] = "child", [RUNX_SCOPE_GROUP] = "group",
+    [RUNX_SCOPE_TREE] = "tree",	  [RUNX_SCOPE_CGROUP] = "cgroup",
+    [RUNX_SCOPE_PIDNS] = "pidns", [RUNX_SCOPE_AUTO] = "auto",
 };
 
+/* The cgroup v2 cpu.max period runx uses, and the smallest quota the
+ * kernel takes (Documentation/scheduler/sched-bwc.rst). */
+#define CPU_PERIOD_US	 INT64_C(100000)
+#define CPU_MIN_QUOTA_US INT64_C(1000)
+/* More processors than any machine has: a typo, not a limit. */
+#define CPU_MAX_CPUS INT64_C(1000000)
+/* PID_MAX_LIMIT: pids.max takes at most this (kernel/cgroup/pids.c). */
+#define PIDS_MAX_LIMIT INT64_C(4194304)
+
 static const char *const launch_names[] = {
-	[RUNX_LAUNCH_DEFAULT] = "default",
-	[RUNX_LAUNCH_POSIX_SPAWN] = "posix_spawn",
-	[RUNX_LAUNCH_FORK] = "fork",
-	[RUNX_LAUNCH_VFORK] = "vfork",
-	[RUNX_LAUNCH_CLONE3] = "clone3",
+    [RUNX_LAUNCH_DEFAULT] = "default",
+    [RUNX_LAUNCH_POSIX_SPAWN] = "posix_spawn",
+    [RUNX_LAUNCH_FORK] = "fork",
+    [RUNX_LAUNCH_VFORK] = "vfork",
+    [RUNX_LAUNCH_CLONE3] = "clone3",
 };
 
 const char *runx_scope_kind_name(enum runx_scope_kind kind)
@@ -95,18 +115,33 @@ const char *runx_usage(void)
 	       "own status\n"
 	       "      --idle-timeout=DURATION  stop COMMAND after DURATION "
 	       "without output\n"
+	       "      --stop-signals=SIG[,SIG]...  signals to runx that start "
+	       "a "
+	       "stop\n"
+	       "                             (default TERM,INT; the others "
+	       "are only forwarded)\n"
 	       "\n"
 	       "Kill scope:\n"
 	       "      --kill-scope=SCOPE     child, group (default), tree, "
-	       "cgroup or auto\n"
+	       "cgroup, pidns, auto\n"
 	       "  -G, --kill-group           same as --kill-scope=group\n"
 	       "  -C, --kill-cgroup          same as --kill-scope=cgroup\n"
 	       "      --foreground           keep COMMAND in runx's process "
 	       "group and terminal\n"
-	       "                             (implies --kill-scope=child)\n"
-	       "      --wait-all             when COMMAND exits, wait for the "
-	       "whole scope to exit\n"
-	       "                             instead of stopping it\n"
+	       "                             (implies the child scope, unless "
+	       "tree or cgroup)\n"
+	       "      --wait-all             when COMMAND exits, wait for its "
+	       "scope to exit\n"
+	       "                             on its own instead of stopping "
+	       "it\n"
+	       "\n"
+	       "Resource limits (imply --kill-scope=cgroup):\n"
+	       "      --memory-max=SIZE      memory limit in bytes; K, M, G, "
+	       "T: "
+	       "powers of 1024\n"
+	       "      --pids-max=N           at most N processes and threads\n"
+	       "      --cpu-max=CPUS         at most CPUS processors' worth of "
+	       "time (0.5, 2)\n"
 	       "\n"
 	       "Launch:\n"
 	       "      --launch=BACKEND       posix_spawn, fork, vfork or "
@@ -144,24 +179,42 @@ const char *runx_usage(void)
 
 const char *runx_version_text(void)
 {
-	return PACKAGE_NAME " " PACKAGE_VERSION "\n"
-	       "Copyright (c) 2026 the runx authors.\n"
-	       "License MIT: <https://opensource.org/licenses/MIT>.\n"
-	       "This is free software: you are free to change and "
-	       "redistribute it.\n";
+	return PACKAGE_NAME
+	    " " PACKAGE_VERSION "\n"
+	    "Copyright (c) 2026 the runx authors.\n"
+	    "License MIT: <https://opensource.org/licenses/MIT>.\n"
+	    "This is free software: you are free to change and "
+	    "redistribute it.\n";
 }
 
-static void say(char *err, size_t errsize, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* The number of entries of a names table. */
+#define NAMES(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
-static void say(char *err, size_t errsize, const char *fmt, ...)
+/* One parse: the options being filled and what the final checks need. */
+struct parser {
+	struct runx_options *opts;
+	bool scope_given; /* --kill-scope, -G or -C was given */
+	char limit[32];	  /* the first resource limit given; "": none */
+	char *err;	  /* the message of a rejected command line */
+	size_t errsize;
+	char name[32]; /* the option being read, as "--name" */
+};
+
+static void say(struct parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Writes the one-line message of a rejected command line into p->err. */
+static void say(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
+	vsnprintf(p->err, p->errsize, fmt, ap);
 	va_end(ap);
 }
+
+/* A user-given value made safe and short for a message (runx_quote). */
+#define QUOTE(value, buf) runx_quote((value), (buf), sizeof(buf))
 
 /* Finds text in names (count entries); -1 if absent. */
 static int lookup(const char *const *names, int count, const char *text)
@@ -193,65 +246,466 @@ static bool is_option_value(int c)
 	return false;
 }
 
-static int parse_duration_option(const char *option, const char *value,
-				 int64_t *ns, char *err, size_t errsize)
+/* -t, -k, --grace, --idle-timeout: a DURATION into *ns (0 may mean inf). */
+static int set_duration(struct parser *p, const char *value, int64_t *ns,
+			bool zero_is_inf)
 {
+	char q[RUNX_QUOTE_SIZE];
+
 	if (runx_duration_parse(value, ns) < 0) {
-		say(err, errsize, "invalid duration '%s' for %s", value,
-		    option);
+		say(p, "invalid duration '%s' for %s", QUOTE(value, q),
+		    p->name);
+		return -1;
+	}
+	if (zero_is_inf && *ns == 0)
+		*ns = RUNX_DURATION_INF;
+	return 0;
+}
+
+/* -s: the first signal of a stop (0 allowed). */
+static int set_first_signal(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+
+	if (runx_signal_parse(value, &p->opts->first_signal) < 0) {
+		say(p, "invalid signal '%s'", QUOTE(value, q));
 		return -1;
 	}
 	return 0;
 }
 
+/* Why signo cannot start a stop when runx receives it; NULL if it can. */
+static const char *stop_signal_refusal(int signo)
+{
+	if (signo == 0)
+		return "is not a signal (0)";
+	if (signo == SIGKILL || signo == SIGSTOP)
+		return "cannot be caught";
+	if (!runx_signal_is_handled(signo))
+		return "is not one runx catches (HUP INT QUIT TERM USR1 USR2 "
+		       "ALRM WINCH CONT, RTMIN..RTMAX)";
+	return NULL;
+}
+
+/* Parses one SIG item of --stop-signals (len bytes at item) into *set. */
+static int add_stop_signal(struct parser *p, const char *item, size_t len,
+			   sigset_t *set)
+{
+	char text[32], q[RUNX_QUOTE_SIZE];
+	const char *why;
+	int signo;
+
+	/* no signal name is this long: keep the start for the message */
+	if (len >= sizeof(text))
+		len = sizeof(text) - 1;
+	memcpy(text, item, len);
+	text[len] = '\0';
+	if (runx_signal_parse(text, &signo) < 0 || len == sizeof(text) - 1) {
+		say(p, "invalid signal '%s' in --stop-signals", QUOTE(text, q));
+		return -1;
+	}
+	why = stop_signal_refusal(signo);
+	if (why != NULL) {
+		say(p, "signal '%s' in --stop-signals %s", QUOTE(text, q), why);
+		return -1;
+	}
+	sigaddset(set, signo);
+	return 0;
+}
+
+/* --stop-signals=SIG[,SIG]...: no empty list or item, only caught ones. */
+static int set_stop_signals(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+	const char *s = value;
+	sigset_t set;
+
+	sigemptyset(&set);
+	if (*value == '\0') {
+		say(p, "--stop-signals needs at least one signal");
+		return -1;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0) {
+			say(p, "empty signal in --stop-signals='%s'",
+			    QUOTE(value, q));
+			return -1;
+		}
+		if (add_stop_signal(p, s, len, &set) < 0)
+			return -1;
+		if (s[len] == '\0')
+			break;
+		s += len + 1;
+	}
+	p->opts->stop_signals = set;
+	return 0;
+}
+
+/* Reads decimal digits at *s into *v; -1 without a digit or on overflow. */
+static int read_digits(const char **s, int64_t *v)
+{
+	const char *q = *s;
+	int64_t n = 0;
+
+	if (!isdigit((unsigned char)*q))
+		return -1;
+	for (; isdigit((unsigned char)*q); q++) {
+		int d = *q - '0';
+
+		if (n > (INT64_MAX - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	*s = q;
+	*v = n;
+	return 0;
+}
+
+/* SIZE into *bytes; NULL, or why the text is not a memory limit. */
+static const char *parse_size(const char *text, int64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	const char *s = text, *unit;
+	int64_t v, mult = 1;
+
+	if (!isdigit((unsigned char)*s))
+		return "bytes, or a number with K, M, G or T";
+	if (read_digits(&s, &v) < 0)
+		return "more than 8 EiB";
+	unit = *s != '\0' ? strchr(units, toupper((unsigned char)*s)) : NULL;
+	if (unit != NULL) {
+		mult = INT64_C(1) << (10 * (unit - units + 1));
+		s++;
+		if (strcmp(s, "iB") == 0)
+			s += 2;
+	}
+	if (*s != '\0')
+		return "bytes, or a number with K, M, G or T";
+	if (v > INT64_MAX / mult)
+		return "more than 8 EiB";
+	if (v == 0)
+		return "nothing runs in 0 bytes";
+	*bytes = v * mult;
+	return NULL;
+}
+
+/* N for --pids-max into *n; NULL, or why it is not a process limit. */
+static const char *parse_pids(const char *text, int64_t *n)
+{
+	const char *s = text;
+	int64_t v;
+
+	if (read_digits(&s, &v) < 0 || *s != '\0' || v < 1 ||
+	    v > PIDS_MAX_LIMIT)
+		return "a whole number from 1 to 4194304";
+	*n = v;
+	return NULL;
+}
+
+/*
+ * CPUS into a cpu.max quota per CPU_PERIOD_US, rounded to the nearest
+ * microsecond (exact decimal arithmetic), at least CPU_MIN_QUOTA_US; NULL,
+ * or why the text is not a CPU limit.
+ */
+static const char *parse_cpus(const char *text, int64_t *quota_us)
+{
+	const char *s = text;
+	int64_t whole = 0, frac = 0, weight = CPU_PERIOD_US;
+	bool digits = false, nonzero = false, round_up = false;
+
+	if (isdigit((unsigned char)*s)) {
+		if (read_digits(&s, &whole) < 0 || whole > CPU_MAX_CPUS)
+			return "more than 1000000 CPUs";
+		digits = true;
+	}
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++) {
+			int d = *s - '0';
+
+			digits = true;
+			nonzero = nonzero || d != 0;
+			/* five decimals are exact, the sixth rounds, no more */
+			if (weight > 1) {
+				weight /= 10;
+				frac += d * weight;
+			} else if (weight == 1) {
+				round_up = d >= 5;
+				weight = 0;
+			}
+		}
+	if (!digits || *s != '\0')
+		return "a positive decimal number of CPUs: 0.5, 2";
+	if (whole == 0 && !nonzero)
+		return "must be more than 0";
+	if (whole == CPU_MAX_CPUS && nonzero)
+		return "more than 1000000 CPUs";
+	*quota_us = whole * CPU_PERIOD_US + frac + (round_up ? 1 : 0);
+	if (*quota_us < CPU_MIN_QUOTA_US)
+		*quota_us = CPU_MIN_QUOTA_US;
+	return NULL;
+}
+
+/* --memory-max, --pids-max, --cpu-max: one limit on the job's cgroup. */
+static int set_limit(struct parser *p, int c, const char *value)
+{
+	struct runx_options *o = p->opts;
+	char q[RUNX_QUOTE_SIZE];
+	const char *why;
+
+	if (c == OPT_MEMORY_MAX)
+		why = parse_size(value, &o->memory_max);
+	else if (c == OPT_PIDS_MAX)
+		why = parse_pids(value, &o->pids_max);
+	else
+		why = parse_cpus(value, &o->cpu_max_quota_us);
+	if (why != NULL) {
+		say(p, "invalid value '%s' for %s (%s)", QUOTE(value, q),
+		    p->name, why);
+		return -1;
+	}
+	if (c == OPT_CPU_MAX)
+		o->cpu_max_period_us = CPU_PERIOD_US;
+	if (p->limit[0] == '\0')
+		snprintf(p->limit, sizeof(p->limit), "%s", p->name);
+	return 0;
+}
+
+/* --kill-scope, -G, -C: the scope, the last one given wins. */
+static int set_scope(struct parser *p, int c, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+	int v = c == 'G' ? RUNX_SCOPE_GROUP : RUNX_SCOPE_CGROUP;
+
+	if (c == OPT_KILL_SCOPE)
+		v = lookup(scope_names, NAMES(scope_names), value);
+	if (v < 0) {
+		say(p,
+		    "invalid kill scope '%s' (child, group, tree, cgroup, "
+		    "pidns or auto)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	p->opts->scope = (enum runx_scope_kind)v;
+	p->scope_given = true;
+	return 0;
+}
+
+/* --launch: a backend by name ("default" is not one to ask for). */
+static int set_launch(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+	int v = lookup(launch_names, NAMES(launch_names), value);
+
+	if (v <= RUNX_LAUNCH_DEFAULT) {
+		say(p,
+		    "invalid launch backend '%s' (posix_spawn, fork, vfork or "
+		    "clone3)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	p->opts->launch = (enum runx_launch_kind)v;
+	return 0;
+}
+
+/* The options without a value; false if c is not one of them. */
+static bool set_flag(struct runx_options *o, int c)
+{
+	switch (c) {
+	case 'p':
+		o->preserve_status = true;
+		break;
+	case OPT_FOREGROUND:
+		o->foreground = true;
+		break;
+	case OPT_WAIT_ALL:
+		o->wait_all = true;
+		break;
+	case OPT_CLOSE_FDS:
+		o->close_fds = true;
+		break;
+	case 'a':
+		o->append = true;
+		break;
+	case 'm':
+		o->merge = true;
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* -i, -o, -e, --report: a path, opened later; false if c is none. */
+static bool set_path(struct runx_options *o, int c, const char *value)
+{
+	switch (c) {
+	case 'i':
+		o->stdin_path = value;
+		break;
+	case 'o':
+		o->stdout_path = value;
+		break;
+	case 'e':
+		o->stderr_path = value;
+		break;
+	case OPT_REPORT:
+		o->report_path = value;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What getopt_long could not parse.  optopt: an unknown short option; 0
+ * for an unknown or ambiguous long option; or the value of a known long
+ * option given a value it does not take.  A long option is named as typed,
+ * argv[optind - 1].
+ */
+static int getopt_failure(struct parser *p, int c, char **argv)
+{
+	char q[RUNX_QUOTE_SIZE], shortopt[3] = {'-', (char)optopt, '\0'};
+
+	if (c == ':')
+		say(p, "option '%s' needs a value", p->name);
+	else if (optopt == 0)
+		say(p, "unknown option '%s'", QUOTE(argv[optind - 1], q));
+	else if (is_option_value(optopt))
+		say(p, "option '%s' does not take a value",
+		    QUOTE(argv[optind - 1], q));
+	else
+		say(p, "unknown option '%s'", QUOTE(shortopt, q));
+	return RUNX_PARSE_ERROR;
+}
+
+/* Applies option c with its value: RUNX_PARSE_OK, _HELP, _VERSION or _ERROR. */
+static int parse_one(struct parser *p, int c, const char *value, char **argv)
+{
+	struct runx_options *o = p->opts;
+
+	switch (c) {
+	case 't':
+		return set_duration(p, value, &o->timeout_ns, true);
+	case 'k':
+	case OPT_GRACE:
+		return set_duration(p, value, &o->grace_ns, false);
+	case OPT_IDLE_TIMEOUT:
+		return set_duration(p, value, &o->idle_timeout_ns, true);
+	case 's':
+		return set_first_signal(p, value);
+	case OPT_STOP_SIGNALS:
+		return set_stop_signals(p, value);
+	case OPT_KILL_SCOPE:
+	case 'G':
+	case 'C':
+		return set_scope(p, c, value);
+	case OPT_MEMORY_MAX:
+	case OPT_PIDS_MAX:
+	case OPT_CPU_MAX:
+		return set_limit(p, c, value);
+	case OPT_LAUNCH:
+		return set_launch(p, value);
+	case 'h':
+		return RUNX_PARSE_HELP;
+	case 'V':
+		return RUNX_PARSE_VERSION;
+	}
+	if (set_flag(o, c) || set_path(o, c, value))
+		return RUNX_PARSE_OK;
+	return getopt_failure(p, c, argv);
+}
+
+/* The defaults of runx(1): no deadline, 5 s grace, TERM, group scope. */
 static void set_defaults(struct runx_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->timeout_ns = RUNX_DURATION_INF;
 	opts->grace_ns = 5 * INT64_C(1000000000);
 	opts->idle_timeout_ns = RUNX_DURATION_INF;
-	opts->first_signal = 15; /* SIGTERM */
+	opts->first_signal = SIGTERM;
+	sigemptyset(&opts->stop_signals);
+	sigaddset(&opts->stop_signals, SIGTERM);
+	sigaddset(&opts->stop_signals, SIGINT);
 	opts->scope = RUNX_SCOPE_GROUP;
 	opts->launch = RUNX_LAUNCH_DEFAULT;
+	opts->memory_max = -1;
+	opts->pids_max = -1;
+	opts->cpu_max_quota_us = 0;
+	opts->cpu_max_period_us = 0;
+}
+
+/*
+ * A limit implies the cgroup scope; --foreground implies the child scope
+ * unless a scope that needs no new session (tree, cgroup) is given.
+ */
+static int check_scope(struct parser *p)
+{
+	struct runx_options *o = p->opts;
+
+	if (p->limit[0] != '\0') {
+		if (p->scope_given && o->scope != RUNX_SCOPE_CGROUP) {
+			say(p,
+			    "%s sets a limit on the job's cgroup; it cannot be "
+			    "combined with --kill-scope=%s",
+			    p->limit, runx_scope_kind_name(o->scope));
+			return -1;
+		}
+		o->scope = RUNX_SCOPE_CGROUP;
+		p->scope_given = true;
+	}
+	if (!o->foreground)
+		return 0;
+	if (!p->scope_given) {
+		o->scope = RUNX_SCOPE_CHILD;
+		return 0;
+	}
+	if (o->scope == RUNX_SCOPE_GROUP || o->scope == RUNX_SCOPE_PIDNS ||
+	    o->scope == RUNX_SCOPE_AUTO) {
+		say(p,
+		    "--foreground keeps the command in runx's process group; "
+		    "it cannot be combined with --kill-scope=%s (use child, "
+		    "tree or cgroup)",
+		    runx_scope_kind_name(o->scope));
+		return -1;
+	}
+	return 0;
 }
 
 /* Cross-option rules, checked once everything is read. */
-static int check_combinations(struct runx_options *opts, bool scope_given,
-			      char *err, size_t errsize)
+static int check_combinations(struct parser *p)
 {
-	if (opts->foreground) {
-		if (scope_given && opts->scope != RUNX_SCOPE_CHILD) {
-			say(err, errsize,
-			    "--foreground keeps the command in runx's process "
-			    "group; it cannot be combined with "
-			    "--kill-scope=%s",
-			    runx_scope_kind_name(opts->scope));
-			return -1;
-		}
-		opts->scope = RUNX_SCOPE_CHILD;
-	}
-	if (opts->wait_all && opts->scope == RUNX_SCOPE_CHILD) {
-		say(err, errsize,
-		    "--wait-all needs a scope larger than the child "
-		    "(--kill-scope=group, tree or cgroup)");
+	struct runx_options *o = p->opts;
+	char q[RUNX_QUOTE_SIZE];
+
+	if (check_scope(p) < 0)
+		return -1;
+	if (o->wait_all && o->scope == RUNX_SCOPE_CHILD) {
+		say(p, "--wait-all needs a scope larger than the child "
+		       "(--kill-scope=group, tree, cgroup or pidns)");
 		return -1;
 	}
-	if (opts->merge && opts->stderr_path != NULL) {
-		say(err, errsize,
+	if (o->merge && o->stderr_path != NULL) {
+		say(p,
 		    "--merge and --stderr='%s' both say where standard error "
 		    "goes",
-		    opts->stderr_path);
+		    QUOTE(o->stderr_path, q));
 		return -1;
 	}
 	return 0;
 }
 
 enum runx_parse_result runx_options_parse(int argc, char **argv,
-					  struct runx_options *opts,
-					  char *err, size_t errsize)
+					  struct runx_options *opts, char *err,
+					  size_t errsize)
 {
-	bool scope_given = false;
-	int c, index;
+	struct parser p = {.opts = opts, .err = err, .errsize = errsize};
+	int c, index, r;
 
 	set_defaults(opts);
 	err[0] = '\0';
@@ -259,138 +713,16 @@ enum runx_parse_result runx_options_parse(int argc, char **argv,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, short_options, long_options,
 				&index)) != -1) {
-		char opt[32];
-		int v;
-
-		option_name(c == ':' ? optopt : c, opt, sizeof(opt));
-
-		switch (c) {
-		case 't':
-			if (parse_duration_option(opt, optarg,
-						  &opts->timeout_ns, err,
-						  errsize) < 0)
-				return RUNX_PARSE_ERROR;
-			if (opts->timeout_ns == 0)
-				opts->timeout_ns = RUNX_DURATION_INF;
-			break;
-		case 'k':
-		case OPT_GRACE:
-			if (parse_duration_option(opt, optarg, &opts->grace_ns,
-						  err, errsize) < 0)
-				return RUNX_PARSE_ERROR;
-			break;
-		case OPT_IDLE_TIMEOUT:
-			if (parse_duration_option(opt, optarg,
-						  &opts->idle_timeout_ns, err,
-						  errsize) < 0)
-				return RUNX_PARSE_ERROR;
-			if (opts->idle_timeout_ns == 0)
-				opts->idle_timeout_ns = RUNX_DURATION_INF;
-			break;
-		case 's':
-			if (runx_signal_parse(optarg, &opts->first_signal) <
-			    0) {
-				say(err, errsize, "invalid signal '%s'",
-				    optarg);
-				return RUNX_PARSE_ERROR;
-			}
-			break;
-		case 'p':
-			opts->preserve_status = true;
-			break;
-		case OPT_KILL_SCOPE:
-			v = lookup(scope_names, 5, optarg);
-			if (v < 0) {
-				say(err, errsize,
-				    "invalid kill scope '%s' (child, group, "
-				    "tree, cgroup or auto)",
-				    optarg);
-				return RUNX_PARSE_ERROR;
-			}
-			opts->scope = (enum runx_scope_kind)v;
-			scope_given = true;
-			break;
-		case 'G':
-			opts->scope = RUNX_SCOPE_GROUP;
-			scope_given = true;
-			break;
-		case 'C':
-			opts->scope = RUNX_SCOPE_CGROUP;
-			scope_given = true;
-			break;
-		case OPT_FOREGROUND:
-			opts->foreground = true;
-			break;
-		case OPT_WAIT_ALL:
-			opts->wait_all = true;
-			break;
-		case OPT_LAUNCH:
-			v = lookup(launch_names, 5, optarg);
-			if (v <= RUNX_LAUNCH_DEFAULT) {
-				say(err, errsize,
-				    "invalid launch backend '%s' (posix_spawn, "
-				    "fork, vfork or clone3)",
-				    optarg);
-				return RUNX_PARSE_ERROR;
-			}
-			opts->launch = (enum runx_launch_kind)v;
-			break;
-		case OPT_CLOSE_FDS:
-			opts->close_fds = true;
-			break;
-		case 'i':
-			opts->stdin_path = optarg;
-			break;
-		case 'o':
-			opts->stdout_path = optarg;
-			break;
-		case 'e':
-			opts->stderr_path = optarg;
-			break;
-		case 'a':
-			opts->append = true;
-			break;
-		case 'm':
-			opts->merge = true;
-			break;
-		case 'v':
-			opts->verbose = true;
-			break;
-		case OPT_REPORT:
-			opts->report_path = optarg;
-			break;
-		case 'h':
-			return RUNX_PARSE_HELP;
-		case 'V':
-			return RUNX_PARSE_VERSION;
-		case ':':
-			say(err, errsize, "option '%s' needs a value", opt);
-			return RUNX_PARSE_ERROR;
-		default:
-			/*
-			 * optopt: an unknown short option; 0 for an unknown
-			 * or ambiguous long option; or the value of a known
-			 * long option given a value it does not take.  A long
-			 * option is named as typed, argv[optind - 1].
-			 */
-			if (optopt == 0)
-				say(err, errsize, "unknown option '%s'",
-				    argv[optind - 1]);
-			else if (is_option_value(optopt))
-				say(err, errsize,
-				    "option '%s' does not take a value",
-				    argv[optind - 1]);
-			else
-				say(err, errsize, "unknown option '-%c'",
-				    optopt);
-			return RUNX_PARSE_ERROR;
-		}
+		option_name(c == ':' ? optopt : c, p.name, sizeof(p.name));
+		r = parse_one(&p, c, optarg, argv);
+		if (r != RUNX_PARSE_OK)
+			return (enum runx_parse_result)r;
 	}
 	if (optind >= argc) {
-		say(err, errsize, "missing command (see 'runx --help')");
+		say(&p, "missing command (see 'runx --help')");
 		return RUNX_PARSE_ERROR;
 	}
-	if (check_combinations(opts, scope_given, err, errsize) < 0)
+	if (check_combinations(&p) < 0)
 		return RUNX_PARSE_ERROR;
 	opts->command = argv + optind;
 	return RUNX_PARSE_OK;

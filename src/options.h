@@ -2,6 +2,7 @@
 #ifndef RUNX_OPTIONS_H
 #define RUNX_OPTIONS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@ enum runx_scope_kind {
 	RUNX_SCOPE_GROUP,
 	RUNX_SCOPE_TREE,
 	RUNX_SCOPE_CGROUP,
+	RUNX_SCOPE_PIDNS,
 	RUNX_SCOPE_AUTO,
 };
 
@@ -25,13 +27,14 @@ enum runx_launch_kind {
 };
 
 struct runx_options {
-	int64_t timeout_ns;      /* RUNX_DURATION_INF: no deadline */
-	int64_t grace_ns;        /* first signal -> SIGKILL; 0: at once */
+	int64_t timeout_ns;	 /* RUNX_DURATION_INF: no deadline */
+	int64_t grace_ns;	 /* first signal -> SIGKILL; 0: at once */
 	int64_t idle_timeout_ns; /* RUNX_DURATION_INF: no idle deadline */
-	int first_signal;        /* signal number, 0 allowed */
+	int first_signal;	 /* signal number, 0 allowed */
+	sigset_t stop_signals;	 /* received, they start a stop: TERM, INT */
 	bool preserve_status;
-	enum runx_scope_kind scope;
-	bool foreground;
+	enum runx_scope_kind scope; /* CGROUP when a limit below is set */
+	bool foreground;	    /* scope CHILD, TREE or CGROUP then */
 	bool wait_all;
 	enum runx_launch_kind launch;
 	bool close_fds;
@@ -41,14 +44,18 @@ struct runx_options {
 	bool append;
 	bool merge;
 	bool verbose;
-	const char *report_path; /* NULL: no report; "-": stderr */
-	char **command;          /* NULL-terminated argv of the command */
+	const char *report_path;   /* NULL: no report; "-": stderr */
+	int64_t memory_max;	   /* memory.max in bytes, >= 1; -1: none */
+	int64_t pids_max;	   /* pids.max, 1..4194304; -1: none */
+	int64_t cpu_max_quota_us;  /* cpu.max quota, >= 1000 us; 0: none */
+	int64_t cpu_max_period_us; /* cpu.max period: 100000 us; 0: none */
+	char **command;		   /* NULL-terminated argv of the command */
 };
 
 enum runx_parse_result {
 	RUNX_PARSE_ERROR = -1, /* message in err; exit 125 */
 	RUNX_PARSE_OK = 0,
-	RUNX_PARSE_HELP = 1,    /* --help: print runx_usage(), exit 0 */
+	RUNX_PARSE_HELP = 1,	/* --help: print runx_usage(), exit 0 */
 	RUNX_PARSE_VERSION = 2, /* --version: print runx_version_text() */
 };
 
@@ -58,10 +65,24 @@ enum runx_parse_result {
  * message naming the bad value, without "runx: " and without a newline,
  * into err (at most errsize bytes).  opts->command points into argv.
  * Uses getopt_long(3) and resets its state, so it may be called again.
+ *
+ * Values: DURATION as runx_duration_parse(); SIG as runx_signal_parse();
+ * --stop-signals a comma list of SIG, each one runx catches
+ * (runx_signal_is_handled(); not 0, KILL or STOP); --memory-max SIZE
+ * decimal bytes with an optional K, M, G or T (any case; powers of 1024;
+ * optionally followed by "iB"), 1 to INT64_MAX; --pids-max N from 1 to
+ * 4194304 (PID_MAX_LIMIT, the largest pids.max the kernel takes: kernel
+ * cgroup-v2.rst, "PID"); --cpu-max CPUS a positive decimal ("0.5", "2")
+ * up to 1000000, giving a 100000 us period and a quota of CPUS * 100000 us
+ * rounded to the nearest, at least 1000 us (the kernel's minimum quota,
+ * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  A limit implies the cgroup
+ * scope.  Rejected: --foreground with --kill-scope=group, pidns or auto;
+ * a limit with an explicit scope other than cgroup; --wait-all with the
+ * child scope; --merge with --stderr.
  */
 enum runx_parse_result runx_options_parse(int argc, char **argv,
-					  struct runx_options *opts,
-					  char *err, size_t errsize);
+					  struct runx_options *opts, char *err,
+					  size_t errsize);
 
 /* The --help text (GNU style, ends with a newline). */
 const char *runx_usage(void);

@@ -117,5 +117,16 @@ int runx_plan_make(const struct runx_options *opts, struct runx_plan *plan,
 	plan->new_session = !opts->foreground;
 	if (plan->scope == RUNX_SCOPE_AUTO)
 		decide_auto(plan);
+	if (runx_scope_ops_for(plan->scope) == NULL) {
+		snprintf(err, errsize, "--kill-scope=%s is not available in "
+			 "this build", runx_scope_kind_name(plan->scope));
+		return -ENOTSUP;
+	}
+	if (opts->memory_max >= 0 || opts->pids_max >= 0 ||
+	    opts->cpu_max_quota_us > 0) {
+		snprintf(err, errsize, "resource limits are not available in "
+			 "this build");
+		return -ENOTSUP;
+	}
 	return decide_backend(plan, err, errsize);
 }

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
+
 int runx_stdio_guard(void)
 {
 	for (int fd = 0; fd <= 2; fd++) {
@@ -34,6 +36,7 @@ bool runx_stdio_was_closed(int fd)
 	return flags < 0 || (flags & FD_CLOEXEC) != 0;
 }
 
+/* Opens path as the source of fd slot; the message quotes the path. */
 static int open_file(const char *path, int flags, struct runx_stdio *s,
 		     int slot, char *err, size_t errsize)
 {
@@ -41,8 +44,10 @@ static int open_file(const char *path, int flags, struct runx_stdio *s,
 
 	if (fd < 0) {
 		int e = errno;
-		snprintf(err, errsize, "cannot open '%s': %s", path,
-			 strerror(e));
+		char quoted[RUNX_QUOTE_SIZE];
+
+		snprintf(err, errsize, "cannot open '%s': %s",
+			 runx_quote(path, quoted, sizeof(quoted)), strerror(e));
 		return -e;
 	}
 	s->source[slot] = fd;

@@ -18,18 +18,18 @@ struct signame {
 
 /* Linux signal(7) names; aliases after the canonical name. */
 static const struct signame signames[] = {
-	{"HUP", SIGHUP},       {"INT", SIGINT},       {"QUIT", SIGQUIT},
-	{"ILL", SIGILL},       {"TRAP", SIGTRAP},     {"ABRT", SIGABRT},
-	{"BUS", SIGBUS},       {"FPE", SIGFPE},       {"KILL", SIGKILL},
-	{"USR1", SIGUSR1},     {"SEGV", SIGSEGV},     {"USR2", SIGUSR2},
-	{"PIPE", SIGPIPE},     {"ALRM", SIGALRM},     {"TERM", SIGTERM},
-	{"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD},     {"CONT", SIGCONT},
-	{"STOP", SIGSTOP},     {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN},
-	{"TTOU", SIGTTOU},     {"URG", SIGURG},       {"XCPU", SIGXCPU},
-	{"XFSZ", SIGXFSZ},     {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-	{"WINCH", SIGWINCH},   {"IO", SIGIO},         {"PWR", SIGPWR},
-	{"SYS", SIGSYS},       {"IOT", SIGABRT},      {"CLD", SIGCHLD},
-	{"POLL", SIGPOLL},
+    {"HUP", SIGHUP},	   {"INT", SIGINT},	  {"QUIT", SIGQUIT},
+    {"ILL", SIGILL},	   {"TRAP", SIGTRAP},	  {"ABRT", SIGABRT},
+    {"BUS", SIGBUS},	   {"FPE", SIGFPE},	  {"KILL", SIGKILL},
+    {"USR1", SIGUSR1},	   {"SEGV", SIGSEGV},	  {"USR2", SIGUSR2},
+    {"PIPE", SIGPIPE},	   {"ALRM", SIGALRM},	  {"TERM", SIGTERM},
+    {"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD},	  {"CONT", SIGCONT},
+    {"STOP", SIGSTOP},	   {"TSTP", SIGTSTP},	  {"TTIN", SIGTTIN},
+    {"TTOU", SIGTTOU},	   {"URG", SIGURG},	  {"XCPU", SIGXCPU},
+    {"XFSZ", SIGXFSZ},	   {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
+    {"WINCH", SIGWINCH},   {"IO", SIGIO},	  {"PWR", SIGPWR},
+    {"SYS", SIGSYS},	   {"IOT", SIGABRT},	  {"CLD", SIGCHLD},
+    {"POLL", SIGPOLL},
 };
 
 /* Reads a decimal number that is all of text; -1 if it is not one. */
@@ -99,6 +99,18 @@ int runx_signal_parse(const char *text, int *signo)
 			return 0;
 		}
 	return parse_realtime(name, signo);
+}
+
+bool runx_signal_is_handled(int signo)
+{
+	static const int handled[] = {SIGHUP,  SIGINT,	 SIGQUIT,
+				      SIGTERM, SIGUSR1,	 SIGUSR2,
+				      SIGALRM, SIGWINCH, SIGCONT};
+
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		if (handled[i] == signo)
+			return true;
+	return signo >= SIGRTMIN && signo <= SIGRTMAX;
 }
 
 const char *runx_signal_name(int signo, char *buf, size_t size)

@@ -2,6 +2,7 @@
 #ifndef RUNX_SIGNALS_H
 #define RUNX_SIGNALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -14,6 +15,14 @@
  * Returns 0, or -EINVAL for an unknown name or a number out of range.
  */
 int runx_signal_parse(const char *text, int *signo);
+
+/*
+ * True for the signals runx catches and forwards to the scope (runx(1),
+ * STOPPING): HUP INT QUIT TERM USR1 USR2 ALRM WINCH CONT and SIGRTMIN to
+ * SIGRTMAX as glibc reports them at run time (signal(7)).  Only these can
+ * be --stop-signals.  No errors.
+ */
+bool runx_signal_is_handled(int signo);
 
 /*
  * Writes the name of signal number signo with the "SIG" prefix

@@ -66,11 +66,10 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGCHLD);
 }
 
-/* True for a signal that makes runx start a stop when it receives it. */
-static bool is_stop_signal(int sig)
+/* True for a stop signal: received, it starts a stop (--stop-signals). */
+static bool is_stop_signal(const struct supervisor *s, int sig)
 {
-	return sig == SIGHUP || sig == SIGINT || sig == SIGQUIT ||
-	       sig == SIGTERM;
+	return sigismember(&s->opts->stop_signals, sig) == 1;
 }
 
 int runx_signals_block(sigset_t *orig)
@@ -432,7 +431,7 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	if (s->phase == DONE)
 		return;
 	send_to_scope(s, sig, "forwarding");
-	if (!is_stop_signal(sig))
+	if (!is_stop_signal(s, sig))
 		return;
 	if (s->phase == RUNNING || s->phase == WAITING) {
 		s->res->reason = RUNX_END_RUNX_SIGNALED;

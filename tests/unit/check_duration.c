@@ -211,6 +211,73 @@ START_TEST(values_just_below_the_limit_are_exact)
 }
 END_TEST
 
+/*
+ * Long texts, built at run time: prefix, then fill repeated count times,
+ * then suffix.  The exponent written and the exponent that digits and
+ * leading zeros imply must both count in full, whatever their size.
+ */
+static const struct {
+	const char *prefix;
+	char fill;
+	int count;
+	const char *suffix;
+	int64_t ns;
+} long_cases[] = {
+    /* issue 9: ~10^900000 s, once read as 1 s */
+    {"0.", '0', 99999, "1e1000000", RUNX_DURATION_INF},
+    /* issue 9: 10^-999996 s, once read as 10000 s */
+    {"1", '0', 100004, "e-1000000", 1},
+    /* the two exponents cancel exactly */
+    {"0.", '0', 199999, "1e200000", SEC},
+    {"1", '0', 300000, "e-300000", SEC},
+    {"0.", '0', 149999, "5e150000ms", 5 * MS},
+    {"1", '0', 250000, "e-250003", MS},
+    {"0.", '0', 120000, "25e120001", 2500 * MS},
+    /* just past the cancelling point, either way */
+    {"0.", '0', 199999, "1e199999", 100 * MS},
+    {"1", '0', 300000, "e-300010", 1},
+    {"1", '0', 300000, "e-299990", RUNX_DURATION_INF},
+    /* a huge mantissa with a huge exponent */
+    {"9", '9', 200000, "e999999999", RUNX_DURATION_INF},
+    {"9", '9', 200000, "e-999999999", 1},
+    /* exponents with many digits */
+    {"1e", '9', 5000, "", RUNX_DURATION_INF},
+    {"1e-", '9', 5000, "", 1},
+    {"1e+", '9', 5000, "ns", RUNX_DURATION_INF},
+    {"0e", '9', 5000, "", 0},
+    {"0.000e-", '9', 5000, "", 0},
+    {"1e", '0', 200000, "1", 10 * SEC}, /* leading zeros of an exponent */
+    {"1e-", '0', 200000, "3s", 1 * MS},
+    /* tiny terms still add 1 ns each; huge ones clamp the sum */
+    {"1e-", '9', 3000, "s1s", SEC + 1},
+    {"1e", '9', 3000, "s1s", RUNX_DURATION_INF},
+    /* fractional zeros alone are still zero */
+    {"0.", '0', 300000, "", 0},
+    {"0.", '0', 300000, "e999999999", 0},
+};
+
+START_TEST(long_exponents_and_digit_runs_count_in_full)
+{
+	size_t plen = strlen(long_cases[_i].prefix);
+	size_t slen = strlen(long_cases[_i].suffix);
+	size_t n = (size_t)long_cases[_i].count;
+	char *text = malloc(plen + n + slen + 1);
+	int64_t ns = SENTINEL;
+
+	ck_assert_ptr_nonnull(text);
+	memcpy(text, long_cases[_i].prefix, plen);
+	memset(text + plen, long_cases[_i].fill, n);
+	memcpy(text + plen + n, long_cases[_i].suffix, slen + 1);
+	ck_assert_int_eq(runx_duration_parse(text, &ns), 0);
+	ck_assert_msg(ns == long_cases[_i].ns,
+		      "\"%s\" + '%c' x %zu + \"%s\" gave %" PRId64
+		      " ns, want %" PRId64,
+		      long_cases[_i].prefix, long_cases[_i].fill, n,
+		      long_cases[_i].suffix, ns, long_cases[_i].ns);
+	free(text);
+}
+END_TEST
+
 static const struct accepted inf_cases[] = {
     {"inf", RUNX_DURATION_INF},	     {"INF", RUNX_DURATION_INF},
     {"Inf", RUNX_DURATION_INF},	     {"infinity", RUNX_DURATION_INF},
@@ -474,6 +541,8 @@ static Suite *duration_suite(void)
 	add_table_test(parse, huge_values_clamp_to_inf, huge_cases);
 	add_table_test(parse, values_just_below_the_limit_are_exact,
 		       near_limit_cases);
+	add_table_test(parse, long_exponents_and_digit_runs_count_in_full,
+		       long_cases);
 	add_table_test(parse, inf_means_no_limit, inf_cases);
 	add_table_test(parse, leading_whitespace_and_plus_are_accepted,
 		       leading_cases);

@@ -67,6 +67,13 @@ static struct runx_options spec_defaults(void)
 	o.verbose = false;
 	o.report_path = NULL;
 	o.command = NULL;
+	sigemptyset(&o.stop_signals);
+	sigaddset(&o.stop_signals, SIGTERM);
+	sigaddset(&o.stop_signals, SIGINT);
+	o.memory_max = -1;
+	o.pids_max = -1;
+	o.cpu_max_quota_us = 0;
+	o.cpu_max_period_us = 0;
 	return o;
 }
 
@@ -86,6 +93,16 @@ static void expect_same_path(const char *field, const char *got,
 	ck_assert_msg(got->f == want->f,                                       \
 		      "for%s: " #f " is %" fmt ", want %" fmt, shown, got->f,  \
 		      want->f)
+
+/* The two signal sets must hold the same signals, 1 to SIGRTMAX. */
+static void expect_same_signals(const sigset_t *got, const sigset_t *want)
+{
+	for (int sig = 1; sig <= SIGRTMAX; sig++)
+		ck_assert_msg(sigismember(got, sig) == sigismember(want, sig),
+			      "for%s: stop_signals has %d %s, want %s", shown,
+			      sig, sigismember(got, sig) ? "in" : "out",
+			      sigismember(want, sig) ? "in" : "out");
+}
 
 /* Every field but command must equal want. */
 static void expect_options(const struct runx_options *got,
@@ -108,6 +125,11 @@ static void expect_options(const struct runx_options *got,
 	EXPECT_FIELD(merge, "d");
 	EXPECT_FIELD(verbose, "d");
 	expect_same_path("report_path", got->report_path, want->report_path);
+	expect_same_signals(&got->stop_signals, &want->stop_signals);
+	EXPECT_FIELD(memory_max, PRId64);
+	EXPECT_FIELD(pids_max, PRId64);
+	EXPECT_FIELD(cpu_max_quota_us, PRId64);
+	EXPECT_FIELD(cpu_max_period_us, PRId64);
 }
 
 /* The command must be exactly argv[first..argc-1], pointing into argv. */
@@ -211,7 +233,15 @@ enum field {
 	F_MERGE,
 	F_VERBOSE,
 	F_REPORT,
+	F_STOP_SIGNALS, /* value: bit N-1 for signal N */
+	F_FG_IN_SCOPE,	/* --foreground with tree or cgroup: scope stays */
+	F_MEMORY,	/* these three also set scope to cgroup */
+	F_PIDS,
+	F_CPU, /* value: the quota in us; the period is 100000 */
 };
+
+/* Bit N-1 for signal N, for F_STOP_SIGNALS. */
+#define SIGBIT(sig) (UINT64_C(1) << ((sig)-1))
 
 struct change {
 	enum field field;
@@ -273,6 +303,28 @@ static void apply(struct runx_options *o, const struct change *c)
 		break;
 	case F_REPORT:
 		o->report_path = c->path;
+		break;
+	case F_STOP_SIGNALS:
+		sigemptyset(&o->stop_signals);
+		for (int sig = 1; sig <= 64; sig++)
+			if ((uint64_t)c->value & SIGBIT(sig))
+				sigaddset(&o->stop_signals, sig);
+		break;
+	case F_FG_IN_SCOPE:
+		o->foreground = true;
+		break;
+	case F_MEMORY:
+		o->memory_max = c->value;
+		o->scope = RUNX_SCOPE_CGROUP;
+		break;
+	case F_PIDS:
+		o->pids_max = c->value;
+		o->scope = RUNX_SCOPE_CGROUP;
+		break;
+	case F_CPU:
+		o->cpu_max_quota_us = c->value;
+		o->cpu_max_period_us = 100000;
+		o->scope = RUNX_SCOPE_CGROUP;
 		break;
 	}
 }
@@ -338,6 +390,98 @@ static const struct option_case option_cases[] = {
     {{"--foreground"}, ONE(F_FOREGROUND, 1)},
     {{"--foreground", "--kill-scope=child"}, ONE(F_FOREGROUND, 1)},
     {{"--kill-scope=child", "--foreground"}, ONE(F_FOREGROUND, 1)},
+    /* --foreground with a scope that needs no new session */
+    {{"--kill-scope=tree", "--foreground"},
+     {{F_FG_IN_SCOPE, 1, NULL}, {F_SCOPE, RUNX_SCOPE_TREE, NULL}},
+     2},
+    {{"--foreground", "--kill-scope=tree"},
+     {{F_FG_IN_SCOPE, 1, NULL}, {F_SCOPE, RUNX_SCOPE_TREE, NULL}},
+     2},
+    {{"--foreground", "-C"},
+     {{F_FG_IN_SCOPE, 1, NULL}, {F_SCOPE, RUNX_SCOPE_CGROUP, NULL}},
+     2},
+    {{"--kill-cgroup", "--foreground"},
+     {{F_FG_IN_SCOPE, 1, NULL}, {F_SCOPE, RUNX_SCOPE_CGROUP, NULL}},
+     2},
+    {{"--foreground", "--kill-scope=tree", "--wait-all"},
+     {{F_FG_IN_SCOPE, 1, NULL},
+      {F_SCOPE, RUNX_SCOPE_TREE, NULL},
+      {F_WAIT_ALL, 1, NULL}},
+     3},
+    {{"--foreground", "--pids-max=5"},
+     {{F_FG_IN_SCOPE, 1, NULL}, {F_PIDS, 5, NULL}},
+     2},
+    /* --kill-scope=pidns */
+    {{"--kill-scope=pidns"}, ONE(F_SCOPE, RUNX_SCOPE_PIDNS)},
+    {{"--kill-scope", "pidns", "--wait-all"},
+     {{F_SCOPE, RUNX_SCOPE_PIDNS, NULL}, {F_WAIT_ALL, 1, NULL}},
+     2},
+    /* --stop-signals */
+    {{"--stop-signals=TERM,INT"},
+     ONE(F_STOP_SIGNALS, SIGBIT(SIGTERM) | SIGBIT(SIGINT))},
+    {{"--stop-signals=HUP,QUIT,TERM,INT"},
+     ONE(F_STOP_SIGNALS,
+	 SIGBIT(SIGHUP) | SIGBIT(SIGQUIT) | SIGBIT(SIGTERM) | SIGBIT(SIGINT))},
+    {{"--stop-signals", "term"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGTERM))},
+    {{"--stop-signals=SIGHUP"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGHUP))},
+    {{"--stop-signals=1,15"},
+     ONE(F_STOP_SIGNALS, SIGBIT(SIGHUP) | SIGBIT(SIGTERM))},
+    {{"--stop-signals=usr1,USR2,alrm,WINCH,cont"},
+     ONE(F_STOP_SIGNALS, SIGBIT(SIGUSR1) | SIGBIT(SIGUSR2) | SIGBIT(SIGALRM) |
+			     SIGBIT(SIGWINCH) | SIGBIT(SIGCONT))},
+    {{"--stop-signals=TERM,TERM"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGTERM))},
+    {{"--stop-signals=INT", "--stop-signals=QUIT"},
+     ONE(F_STOP_SIGNALS, SIGBIT(SIGQUIT))},
+    /* --memory-max: bytes, K M G T in powers of 1024, "iB" allowed */
+    {{"--memory-max=1"}, ONE(F_MEMORY, 1)},
+    {{"--memory-max=24M"}, ONE(F_MEMORY, 24 << 20)},
+    {{"--memory-max", "24m"}, ONE(F_MEMORY, 24 << 20)},
+    {{"--memory-max=24MiB"}, ONE(F_MEMORY, 24 << 20)},
+    {{"--memory-max=512k"}, ONE(F_MEMORY, 512 << 10)},
+    {{"--memory-max=512KiB"}, ONE(F_MEMORY, 512 << 10)},
+    {{"--memory-max=2G"}, ONE(F_MEMORY, INT64_C(2) << 30)},
+    {{"--memory-max=3t"}, ONE(F_MEMORY, INT64_C(3) << 40)},
+    {{"--memory-max=4096"}, ONE(F_MEMORY, 4096)},
+    {{"--memory-max=007"}, ONE(F_MEMORY, 7)},
+    {{"--memory-max=9223372036854775807"}, ONE(F_MEMORY, INT64_MAX)},
+    {{"--memory-max=8388607T"},
+     ONE(F_MEMORY, INT64_C(8388607) << 40)}, /* the largest in T */
+    {{"--memory-max=1M", "-C"}, ONE(F_MEMORY, 1 << 20)},
+    {{"--kill-scope=cgroup", "--memory-max=1M"}, ONE(F_MEMORY, 1 << 20)},
+    /* --pids-max */
+    {{"--pids-max=1"}, ONE(F_PIDS, 1)},
+    {{"--pids-max", "8"}, ONE(F_PIDS, 8)},
+    {{"--pids-max=4194304"}, ONE(F_PIDS, 4194304)},
+    {{"--pids-max=0100"}, ONE(F_PIDS, 100)},
+    /* --cpu-max: quota = CPUS * 100000 us, rounded, at least 1000 us */
+    {{"--cpu-max=0.5"}, ONE(F_CPU, 50000)},
+    {{"--cpu-max", "2"}, ONE(F_CPU, 200000)},
+    {{"--cpu-max=1.25"}, ONE(F_CPU, 125000)},
+    {{"--cpu-max=.5"}, ONE(F_CPU, 50000)},
+    {{"--cpu-max=3."}, ONE(F_CPU, 300000)},
+    {{"--cpu-max=0.000015"}, ONE(F_CPU, 1000)}, /* 2 us: the minimum */
+    {{"--cpu-max=0.01"}, ONE(F_CPU, 1000)},
+    {{"--cpu-max=0.0101"}, ONE(F_CPU, 1010)},
+    {{"--cpu-max=0.333333"}, ONE(F_CPU, 33333)},
+    {{"--cpu-max=0.666666"}, ONE(F_CPU, 66667)},  /* rounded up */
+    {{"--cpu-max=0.1234549"}, ONE(F_CPU, 12345)}, /* only the 6th counts */
+    {{"--cpu-max=0.1234550"}, ONE(F_CPU, 12346)},
+    {{"--cpu-max=0.12345409"}, ONE(F_CPU, 12345)}, /* the 8th does not */
+    {{"--cpu-max=0.123454999999"}, ONE(F_CPU, 12345)},
+    {{"--cpu-max=0.000005"}, ONE(F_CPU, 1000)},
+    {{"--cpu-max=2.000005"}, ONE(F_CPU, 200001)},
+    {{"--cpu-max=2.0000049"}, ONE(F_CPU, 200000)},
+    {{"--cpu-max=0.99999"}, ONE(F_CPU, 99999)},
+    {{"--cpu-max=0.999995"}, ONE(F_CPU, 100000)},
+    {{"--cpu-max=1000000"}, ONE(F_CPU, INT64_C(100000000000))},
+    {{"--cpu-max=1000000.000"}, ONE(F_CPU, INT64_C(100000000000))},
+    {{"--cpu-max=0.000000000000000000000001"}, ONE(F_CPU, 1000)},
+    /* all three limits together */
+    {{"--memory-max=1G", "--pids-max=50", "--cpu-max=1.5"},
+     {{F_MEMORY, INT64_C(1) << 30, NULL},
+      {F_PIDS, 50, NULL},
+      {F_CPU, 150000, NULL}},
+     3},
     /* --wait-all with every scope larger than the child */
     {{"--wait-all"}, ONE(F_WAIT_ALL, 1)},
     {{"--wait-all", "--kill-scope=tree"},
@@ -553,6 +697,7 @@ static const struct {
     {{"--kill-scope=process", "cmd"}, {"'process'", "scope"}},
     {{"--kill-scope=", "cmd"}, {"''", "scope"}},
     {{"--kill-scope", "groups", "cmd"}, {"'groups'", "scope"}},
+    {{"--kill-scope=PIDNS", "cmd"}, {"'PIDNS'", "scope"}},
     {{"--launch=spawn", "cmd"}, {"'spawn'", "launch"}},
     {{"--launch=default", "cmd"}, {"'default'", "launch"}},
     {{"--launch=", "cmd"}, {"''", "launch"}},
@@ -560,8 +705,96 @@ static const struct {
     /* combinations */
     {{"--foreground", "--kill-scope=group", "cmd"}, {"--foreground", "group"}},
     {{"--foreground", "-G", "cmd"}, {"--foreground", "group"}},
-    {{"--kill-scope=tree", "--foreground", "cmd"}, {"--foreground", "tree"}},
-    {{"--foreground", "-C", "cmd"}, {"--foreground", "cgroup"}},
+    {{"--foreground", "--kill-scope=pidns", "cmd"}, {"--foreground", "pidns"}},
+    {{"--kill-scope=group", "--foreground", "cmd"}, {"--foreground", "group"}},
+    /* --stop-signals: empty list or item, unknown, 0, KILL, STOP, ones
+     * runx does not catch */
+    {{"--stop-signals=", "cmd"}, {"--stop-signals", "at least one"}},
+    {{"--stop-signals", "", "cmd"}, {"--stop-signals", "at least one"}},
+    {{"--stop-signals=TERM,", "cmd"}, {"empty signal", "'TERM,'"}},
+    {{"--stop-signals=,TERM", "cmd"}, {"empty signal", "',TERM'"}},
+    {{"--stop-signals=TERM,,INT", "cmd"}, {"empty signal", "'TERM,,INT'"}},
+    {{"--stop-signals=,", "cmd"}, {"empty signal", "--stop-signals"}},
+    {{"--stop-signals=TERM,FOO", "cmd"}, {"'FOO'", "--stop-signals"}},
+    {{"--stop-signals=TERM INT", "cmd"}, {"'TERM INT'", "--stop-signals"}},
+    {{"--stop-signals=0", "cmd"}, {"'0'", "--stop-signals"}},
+    {{"--stop-signals=TERM,0", "cmd"}, {"'0'", "--stop-signals"}},
+    {{"--stop-signals=KILL", "cmd"}, {"'KILL'", "cannot be caught"}},
+    {{"--stop-signals=INT,sigkill", "cmd"}, {"'sigkill'", "cannot be caught"}},
+    {{"--stop-signals=9", "cmd"}, {"'9'", "cannot be caught"}},
+    {{"--stop-signals=STOP", "cmd"}, {"'STOP'", "cannot be caught"}},
+    {{"--stop-signals=19", "cmd"}, {"'19'", "cannot be caught"}},
+    {{"--stop-signals=SEGV", "cmd"}, {"'SEGV'", "not one runx catches"}},
+    {{"--stop-signals=TERM,PIPE", "cmd"}, {"'PIPE'", "not one runx catches"}},
+    {{"--stop-signals=CHLD", "cmd"}, {"'CHLD'", "not one runx catches"}},
+    {{"--stop-signals=TSTP", "cmd"}, {"'TSTP'", "not one runx catches"}},
+    {{"--stop-signals=32", "cmd"}, {"'32'", "not one runx catches"}},
+    {{"--stop-signals=999", "cmd"}, {"'999'", "--stop-signals"}},
+    {{"--stop-signals=RTMIN+1000", "cmd"}, {"'RTMIN+1000'", "--stop-signals"}},
+    {{"--stop-signals=TERMTERMTERMTERMTERMTERMTERMTERMTERM", "cmd"},
+     {"'TERMTERM", "--stop-signals"}},
+    /* --memory-max */
+    {{"--memory-max=", "cmd"}, {"''", "--memory-max"}},
+    {{"--memory-max=-1", "cmd"}, {"'-1'", "--memory-max"}},
+    {{"--memory-max=-1M", "cmd"}, {"'-1M'", "--memory-max"}},
+    {{"--memory-max=+1M", "cmd"}, {"'+1M'", "--memory-max"}},
+    {{"--memory-max=lots", "cmd"}, {"'lots'", "--memory-max"}},
+    {{"--memory-max=0", "cmd"}, {"'0'", "0 bytes"}},
+    {{"--memory-max=0M", "cmd"}, {"'0M'", "0 bytes"}},
+    {{"--memory-max=1.5G", "cmd"}, {"'1.5G'", "--memory-max"}},
+    {{"--memory-max=1MB", "cmd"}, {"'1MB'", "--memory-max"}},
+    {{"--memory-max=1B", "cmd"}, {"'1B'", "--memory-max"}},
+    {{"--memory-max=1Mi", "cmd"}, {"'1Mi'", "--memory-max"}},
+    {{"--memory-max=1MiBs", "cmd"}, {"'1MiBs'", "--memory-max"}},
+    {{"--memory-max=1P", "cmd"}, {"'1P'", "--memory-max"}},
+    {{"--memory-max=1 M", "cmd"}, {"'1 M'", "--memory-max"}},
+    {{"--memory-max= 1M", "cmd"}, {"' 1M'", "--memory-max"}},
+    {{"--memory-max=M", "cmd"}, {"'M'", "--memory-max"}},
+    {{"--memory-max=1e6", "cmd"}, {"'1e6'", "--memory-max"}},
+    {{"--memory-max=0x100", "cmd"}, {"'0x100'", "--memory-max"}},
+    {{"--memory-max=9223372036854775808", "cmd"}, {"8 EiB", "--memory-max"}},
+    {{"--memory-max=8388608T", "cmd"}, {"'8388608T'", "8 EiB"}},
+    {{"--memory-max=99999999999999999999999K", "cmd"}, {"8 EiB", NULL}},
+    /* --pids-max */
+    {{"--pids-max=0", "cmd"}, {"'0'", "--pids-max"}},
+    {{"--pids-max=", "cmd"}, {"''", "--pids-max"}},
+    {{"--pids-max=-1", "cmd"}, {"'-1'", "--pids-max"}},
+    {{"--pids-max=lots", "cmd"}, {"'lots'", "--pids-max"}},
+    {{"--pids-max=8k", "cmd"}, {"'8k'", "--pids-max"}},
+    {{"--pids-max=1.5", "cmd"}, {"'1.5'", "--pids-max"}},
+    {{"--pids-max=4194305", "cmd"}, {"'4194305'", "--pids-max"}},
+    {{"--pids-max=99999999999999999999", "cmd"}, {"'9999", "--pids-max"}},
+    {{"--pids-max=max", "cmd"}, {"'max'", "--pids-max"}},
+    /* --cpu-max */
+    {{"--cpu-max=0", "cmd"}, {"'0'", "more than 0"}},
+    {{"--cpu-max=0.0", "cmd"}, {"'0.0'", "more than 0"}},
+    {{"--cpu-max=.000", "cmd"}, {"'.000'", "more than 0"}},
+    {{"--cpu-max=-1", "cmd"}, {"'-1'", "--cpu-max"}},
+    {{"--cpu-max=-0.5", "cmd"}, {"'-0.5'", "--cpu-max"}},
+    {{"--cpu-max=+1", "cmd"}, {"'+1'", "--cpu-max"}},
+    {{"--cpu-max=nan", "cmd"}, {"'nan'", "--cpu-max"}},
+    {{"--cpu-max=inf", "cmd"}, {"'inf'", "--cpu-max"}},
+    {{"--cpu-max=", "cmd"}, {"''", "--cpu-max"}},
+    {{"--cpu-max=.", "cmd"}, {"'.'", "--cpu-max"}},
+    {{"--cpu-max=1.5.", "cmd"}, {"'1.5.'", "--cpu-max"}},
+    {{"--cpu-max=1e3", "cmd"}, {"'1e3'", "--cpu-max"}},
+    {{"--cpu-max=0x1", "cmd"}, {"'0x1'", "--cpu-max"}},
+    {{"--cpu-max=2cpus", "cmd"}, {"'2cpus'", "--cpu-max"}},
+    {{"--cpu-max=50%", "cmd"}, {"'50%'", "--cpu-max"}},
+    {{"--cpu-max=1000000.5", "cmd"}, {"'1000000.5'", "1000000 CPUs"}},
+    {{"--cpu-max=1000001", "cmd"}, {"'1000001'", "1000000 CPUs"}},
+    {{"--cpu-max=99999999999999999999999", "cmd"}, {"1000000 CPUs", NULL}},
+    /* a limit with an explicit other scope */
+    {{"--memory-max=1M", "--kill-scope=tree", "cmd"}, {"--memory-max", "tree"}},
+    {{"--kill-scope=group", "--pids-max=5", "cmd"}, {"--pids-max", "group"}},
+    {{"-G", "--cpu-max=1", "cmd"}, {"--cpu-max", "group"}},
+    {{"--cpu-max=1", "--kill-scope=auto", "cmd"}, {"--cpu-max", "auto"}},
+    {{"--cpu-max=1", "--kill-scope=child", "cmd"}, {"--cpu-max", "child"}},
+    {{"--pids-max=5", "--kill-scope=pidns", "cmd"}, {"--pids-max", "pidns"}},
+    {{"--pids-max=5", "--memory-max=1M", "--kill-scope=tree", "cmd"},
+     {"--pids-max", "tree"}},
+    {{"-C", "--pids-max=5", "--kill-scope=tree", "cmd"},
+     {"--pids-max", "tree"}}, /* the last scope given counts */
     {{"--foreground", "--kill-scope=auto", "cmd"}, {"--foreground", "auto"}},
     {{"--wait-all", "--kill-scope=child", "cmd"}, {"--wait-all", "child"}},
     {{"--kill-scope=child", "--wait-all", "cmd"}, {"--wait-all", "child"}},
@@ -626,7 +859,7 @@ END_TEST
 
 /* The exact formats of /tmp/runx-decisions.md (without "runx: "). */
 static const struct {
-	const char *words[4];
+	const char *words[5];
 	const char *message;
 } message_cases[] = {
     {{"-t", "-0", "cmd"}, "invalid duration '-0' for --timeout"},
@@ -636,6 +869,36 @@ static const struct {
     {{"--idle-timeout=x", "cmd"}, "invalid duration 'x' for --idle-timeout"},
     {{"-s", "FOO", "cmd"}, "invalid signal 'FOO'"},
     {{"--signal=65x", "cmd"}, "invalid signal '65x'"},
+    {{"--stop-signals=KILL", "cmd"},
+     "signal 'KILL' in --stop-signals cannot be caught"},
+    {{"--stop-signals=INT,FOO", "cmd"},
+     "invalid signal 'FOO' in --stop-signals"},
+    {{"--memory-max=lots", "cmd"},
+     "invalid value 'lots' for --memory-max (bytes, or a number with K, M, "
+     "G or T)"},
+    {{"--pids-max=0", "cmd"},
+     "invalid value '0' for --pids-max (a whole number from 1 to 4194304)"},
+    {{"--cpu-max=0", "cmd"},
+     "invalid value '0' for --cpu-max (must be more than 0)"},
+    {{"--memory-max=1M", "-G", "cmd"},
+     "--memory-max sets a limit on the job's cgroup; it cannot be combined "
+     "with --kill-scope=group"},
+    /* control characters in values are escaped: no forged second line */
+    {{"-t", "1\nrunx: injected", "cmd"},
+     "invalid duration '1\\nrunx: injected' for --timeout"},
+    {{"-s", "\x1b[31mRED", "cmd"}, "invalid signal '\\x1b[31mRED'"},
+    {{"--kill-scope=tree\r\t", "cmd"},
+     "invalid kill scope 'tree\\r\\t' (child, group, tree, cgroup, pidns or "
+     "auto)"},
+    {{"--memory-max=1\nG", "cmd"},
+     "invalid value '1\\nG' for --memory-max (bytes, or a number with K, M, "
+     "G or T)"},
+    {{"--stop-signals=TERM,\x7f", "cmd"},
+     "invalid signal '\\x7f' in --stop-signals"},
+    {{"--bogus\n", "cmd"}, "unknown option '--bogus\\n'"},
+    {{"-\n", "cmd"}, "unknown option '-\\n'"},
+    {{"-m", "-e", "a\nb", "cmd"},
+     "--merge and --stderr='a\\nb' both say where standard error goes"},
 };
 
 START_TEST(error_messages_have_the_decided_format)
@@ -665,6 +928,34 @@ START_TEST(signal_numbers_past_sigrtmax_are_rejected)
 	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_ERROR);
 	snprintf(want, sizeof(want), "invalid signal '%s'", offset);
 	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+/* A 5000-byte value is shortened in the middle; the message keeps its end. */
+START_TEST(a_very_long_value_is_shortened_in_the_middle)
+{
+	static char value[5001];
+	char *argv[] = {(char *)"runx", (char *)"--launch", value,
+			(char *)"cmd", NULL};
+	const char *tail = " (posix_spawn, fork, vfork or clone3)";
+	struct runx_options got;
+	size_t n;
+
+	memset(value, 'v', sizeof(value) - 1);
+	value[0] = 'S';
+	value[sizeof(value) - 2] = 'E';
+	ck_assert_int_eq(runx_options_parse(4, argv, &got, err, sizeof(err)),
+			 RUNX_PARSE_ERROR);
+	n = strlen(err);
+	ck_assert_msg(n < 400, "message of %zu bytes", n);
+	ck_assert_msg(strncmp(err, "invalid launch backend 'Svvv", 28) == 0,
+		      "start lost: %s", err);
+	ck_assert_ptr_nonnull(strstr(err, "vvv...vvv"));
+	ck_assert_msg(n > strlen(tail) + 2 &&
+			  strcmp(err + n - strlen(tail), tail) == 0 &&
+			  err[n - strlen(tail) - 1] == '\'' &&
+			  err[n - strlen(tail) - 2] == 'E',
+		      "end lost: %s", err);
 }
 END_TEST
 
@@ -741,6 +1032,7 @@ static Suite *options_suite(void)
 		       message_cases);
 	tcase_add_test(reject, signal_numbers_past_sigrtmax_are_rejected);
 	tcase_add_test(reject, the_error_message_respects_errsize);
+	tcase_add_test(reject, a_very_long_value_is_shortened_in_the_middle);
 	suite_add_tcase(s, reject);
 	return s;
 }

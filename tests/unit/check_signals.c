@@ -1,5 +1,6 @@
 /* Unit tests of src/signals.h: SIG text <-> signal numbers. */
 #include <check.h>
+#include <stdbool.h>
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -358,6 +359,31 @@ START_TEST(name_writes_at_most_size_bytes)
 }
 END_TEST
 
+/* ---- the signals runx catches ------------------------------------- */
+
+START_TEST(exactly_the_forwarded_signals_are_handled)
+{
+	static const int handled[] = {SIGHUP,  SIGINT,	 SIGQUIT,
+				      SIGTERM, SIGUSR1,	 SIGUSR2,
+				      SIGALRM, SIGWINCH, SIGCONT};
+
+	for (int sig = 0; sig <= SIGRTMAX + 1; sig++) {
+		bool want = sig >= SIGRTMIN && sig <= SIGRTMAX;
+
+		for (int k = 0; k < NELEM(handled); k++)
+			want = want || sig == handled[k];
+		ck_assert_msg(runx_signal_is_handled(sig) == want,
+			      "signal %d: handled %d, want %d", sig,
+			      runx_signal_is_handled(sig), want);
+	}
+	ck_assert(!runx_signal_is_handled(-1));
+	ck_assert(!runx_signal_is_handled(SIGKILL));
+	ck_assert(!runx_signal_is_handled(SIGSTOP));
+	ck_assert(!runx_signal_is_handled(SIGCHLD));
+	ck_assert(!runx_signal_is_handled(SIGPIPE));
+}
+END_TEST
+
 static Suite *signals_suite(void)
 {
 	Suite *s = suite_create("signals");
@@ -394,6 +420,7 @@ static Suite *signals_suite(void)
 	tcase_add_loop_test(name, every_printed_name_parses_back_to_its_number,
 			    0, SIGRTMAX + 1);
 	tcase_add_test(name, name_writes_at_most_size_bytes);
+	tcase_add_test(name, exactly_the_forwarded_signals_are_handled);
 	suite_add_tcase(s, name);
 	return s;
 }
