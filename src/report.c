@@ -1,12 +1,12 @@
-/* The JSON report, built with jansson. */
+/* The JSON report (--report), written with runx's own json.h. */
 #include "config.h"
 
 #include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,95 +16,95 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "json.h"
 #include "signals.h"
 
-/* Length of the UTF-8 sequence a lead byte starts, 0 if it cannot lead. */
-static size_t utf8_length(unsigned char c)
-{
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		return 2;
-	if (c >= 0xE0 && c <= 0xEF)
-		return 3;
-	if (c >= 0xF0 && c <= 0xF4)
-		return 4;
-	return 0;
-}
-
-/* A JSON string of s; invalid UTF-8 bytes become U+FFFD (jansson checks). */
-static json_t *lossy_string(const char *s)
-{
-	json_t *j = json_string(s);
-
-	if (j != NULL)
-		return j;
-	size_t n = strlen(s), out = 0;
-	char *buf = malloc(n * 3 + 1);
-	if (buf == NULL)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_length((unsigned char)s[i]);
-		json_t *one = len > 0 && i + len <= n
-				      ? json_stringn(s + i, len)
-				      : NULL;
-		if (one != NULL) {
-			memcpy(buf + out, s + i, len);
-			out += len;
-			i += len;
-			json_decref(one);
-		} else {
-			memcpy(buf + out, "\xEF\xBF\xBD", 3);
-			out += 3;
-			i++;
-		}
-	}
-	j = json_stringn(buf, out);
-	free(buf);
-	return j;
-}
-
 /* RFC 3339 UTC with microseconds: 2026-11-30T23:45:13.123456Z. */
-static json_t *rfc3339(const struct timespec *ts)
+static void put_time(struct runx_json *j, const char *key,
+		     const struct timespec *ts)
 {
 	struct tm tm;
 	char text[64];
 
-	gmtime_r(&ts->tv_sec, &tm);
+	if (gmtime_r(&ts->tv_sec, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
 	size_t n = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(text + n, sizeof(text) - n, ".%06ldZ", ts->tv_nsec / 1000);
-	return json_string(text);
+	runx_json_key(j, key);
+	runx_json_string(j, text);
 }
 
-static json_t *seconds(int64_t ns)
+/* key: the string s (bytes; bad UTF-8 becomes U+FFFD), null if NULL. */
+static void put_string(struct runx_json *j, const char *key, const char *s)
 {
-	return json_real((double)ns / 1e9);
+	runx_json_key(j, key);
+	runx_json_string(j, s);
 }
 
-static json_t *duration_or_null(int64_t ns)
+/* key: the integer v. */
+static void put_int(struct runx_json *j, const char *key, int64_t v)
 {
-	return ns == RUNX_DURATION_INF ? json_null() : seconds(ns);
+	runx_json_key(j, key);
+	runx_json_int(j, v);
 }
 
-static json_t *signal_string(int sig)
+/* key: v if it is not 0, else null (pid, exec_errno). */
+static void put_int_or_null(struct runx_json *j, const char *key, int64_t v)
+{
+	runx_json_key(j, key);
+	if (v != 0)
+		runx_json_int(j, v);
+	else
+		runx_json_null(j);
+}
+
+/* key: ns nanoseconds as seconds (a real), null if RUNX_DURATION_INF. */
+static void put_duration(struct runx_json *j, const char *key, int64_t ns)
+{
+	runx_json_key(j, key);
+	if (ns == RUNX_DURATION_INF)
+		runx_json_null(j);
+	else
+		runx_json_seconds_ns(j, ns);
+}
+
+/* key: the name of signal sig ("SIGTERM"; "0" for -s 0). */
+static void put_signal(struct runx_json *j, const char *key, int sig)
 {
 	char name[32];
-	return json_string(runx_signal_name(sig, name, sizeof(name)));
+
+	runx_json_key(j, key);
+	runx_json_string(j, runx_signal_name(sig, name, sizeof(name)));
 }
 
-static json_t *timeval_seconds(const struct timeval *tv)
+/* key: the name of signal sig if the run has one (have), else null. */
+static void put_signal_if(struct runx_json *j, const char *key, bool have,
+			  int sig)
 {
-	return json_real((double)tv->tv_sec + (double)tv->tv_usec / 1e6);
+	if (have) {
+		put_signal(j, key, sig);
+		return;
+	}
+	runx_json_key(j, key);
+	runx_json_null(j);
+}
+
+/* key: the timeval tv as seconds (a real). */
+static void put_timeval(struct runx_json *j, const char *key,
+			const struct timeval *tv)
+{
+	runx_json_key(j, key);
+	runx_json_seconds_us(j, tv->tv_sec, tv->tv_usec);
 }
 
 const char *runx_report_reason_name(const struct runx_report *r)
 {
 	static const char *const names[] = {
-		[RUNX_END_EXITED] = "exited",
-		[RUNX_END_SIGNALED] = "signaled",
-		[RUNX_END_TIMEOUT] = "timeout",
-		[RUNX_END_IDLE_TIMEOUT] = "idle_timeout",
-		[RUNX_END_RUNX_SIGNALED] = "runx_signaled",
+	    [RUNX_END_EXITED] = "exited",
+	    [RUNX_END_SIGNALED] = "signaled",
+	    [RUNX_END_TIMEOUT] = "timeout",
+	    [RUNX_END_IDLE_TIMEOUT] = "idle_timeout",
+	    [RUNX_END_RUNX_SIGNALED] = "runx_signaled",
 	};
 
 	if (r->kind == RUNX_REPORT_EXEC_FAILED)
@@ -114,86 +114,96 @@ const char *runx_report_reason_name(const struct runx_report *r)
 	return names[r->result->reason];
 }
 
-/* The fields describing how the command ended and what runx sent. */
-static void add_outcome(json_t *o, const struct runx_report *r)
+/* signals_sent: one object per signal runx sent, in order. */
+static void put_signals_sent(struct runx_json *j, const struct runx_report *r)
 {
 	const struct runx_result *res = r->result;
-	json_t *signals = json_array();
 
-	json_object_set_new(o, "exit_code", json_null());
-	json_object_set_new(o, "signal", json_null());
-	if (res != NULL && WIFEXITED(res->wait_status))
-		json_object_set_new(o, "exit_code",
-				    json_integer(WEXITSTATUS(res->wait_status)));
-	if (res != NULL && WIFSIGNALED(res->wait_status))
-		json_object_set_new(o, "signal",
-				    signal_string(WTERMSIG(res->wait_status)));
-	json_object_set_new(o, "runx_signal",
-			    res != NULL && res->runx_signal != 0
-				    ? signal_string(res->runx_signal)
-				    : json_null());
+	runx_json_key(j, "signals_sent");
+	runx_json_begin_array(j);
 	for (int i = 0; res != NULL && i < res->nsignals; i++) {
 		const struct runx_signal_event *e = &res->signals[i];
-		json_array_append_new(
-			signals,
-			json_pack("{s:o, s:o, s:s?, s:i}", "time",
-				  seconds(e->offset_ns), "signal",
-				  signal_string(e->signo), "scope",
-				  r->scope_where, "processes", e->reached));
+
+		runx_json_begin_object(j);
+		runx_json_key(j, "time");
+		runx_json_seconds_ns(j, e->offset_ns);
+		put_signal(j, "signal", e->signo);
+		put_string(j, "scope", r->scope_where);
+		put_int(j, "processes", e->reached);
+		runx_json_end_object(j);
 	}
-	json_object_set_new(o, "signals_sent", signals);
-	json_object_set_new(o, "leftovers_stopped",
-			    json_integer(res != NULL ? res->leftovers : 0));
-	json_object_set_new(o, "killed_after_grace",
-			    json_integer(res != NULL ? res->killed : 0));
+	runx_json_end_array(j);
 }
 
-static json_t *build(const struct runx_report *r)
+/* The fields describing how the command ended and what runx sent. */
+static void put_outcome(struct runx_json *j, const struct runx_report *r)
 {
-	const struct runx_options *opts = r->opts;
-	json_t *o = json_object(), *argv = json_array();
+	const struct runx_result *res = r->result;
+	int status = res != NULL ? res->wait_status : 0;
+
+	runx_json_key(j, "exit_code");
+	if (res != NULL && WIFEXITED(status))
+		runx_json_int(j, WEXITSTATUS(status));
+	else
+		runx_json_null(j);
+	put_signal_if(j, "signal", res != NULL && WIFSIGNALED(status),
+		      WTERMSIG(status));
+	put_signal_if(j, "runx_signal", res != NULL && res->runx_signal != 0,
+		      res != NULL ? res->runx_signal : 0);
+	put_signals_sent(j, r);
+	put_int(j, "leftovers_stopped", res != NULL ? res->leftovers : 0);
+	put_int(j, "killed_after_grace", res != NULL ? res->killed : 0);
+}
+
+/* rusage: every child runx waited for, orphans it reaped included. */
+static void put_rusage(struct runx_json *j)
+{
 	struct rusage ru;
 
-	for (char **a = opts->command; *a != NULL; a++)
-		json_array_append_new(argv, lossy_string(*a));
-	json_object_set_new(o, "runx_version", json_string(PACKAGE_VERSION));
-	json_object_set_new(o, "command", argv);
-	json_object_set_new(o, "pid",
-			    r->pid > 0 ? json_integer(r->pid) : json_null());
-	json_object_set_new(o, "scope", json_string(r->scope));
-	json_object_set_new(o, "scope_target",
-			    r->scope_where ? lossy_string(r->scope_where)
-					   : json_null());
-	json_object_set_new(o, "backend",
-			    r->backend ? json_string(r->backend) : json_null());
-	json_object_set_new(o, "timeout", duration_or_null(opts->timeout_ns));
-	json_object_set_new(o, "idle_timeout",
-			    duration_or_null(opts->idle_timeout_ns));
-	json_object_set_new(o, "grace", duration_or_null(opts->grace_ns));
-	json_object_set_new(o, "first_signal",
-			    signal_string(opts->first_signal));
-	json_object_set_new(o, "start_time", rfc3339(&r->start));
-	json_object_set_new(o, "end_time", rfc3339(&r->end));
-	json_object_set_new(o, "wall_time", seconds(r->wall_ns));
-	json_object_set_new(o, "reason",
-			    json_string(runx_report_reason_name(r)));
-	json_object_set_new(o, "exit_status", json_integer(r->exit_status));
-	add_outcome(o, r);
-	json_object_set_new(o, "error",
-			    r->error ? lossy_string(r->error) : json_null());
-	json_object_set_new(o, "exec_errno",
-			    r->exec_errno ? json_integer(r->exec_errno)
-					  : json_null());
-	/* every child runx waited for, orphans it reaped included */
 	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
 		memset(&ru, 0, sizeof(ru));
-	json_object_set_new(
-		o, "rusage",
-		json_pack("{s:o, s:o, s:I}", "user_cpu",
-			  timeval_seconds(&ru.ru_utime), "system_cpu",
-			  timeval_seconds(&ru.ru_stime), "max_rss_kib",
-			  (json_int_t)ru.ru_maxrss));
-	return o;
+	runx_json_key(j, "rusage");
+	runx_json_begin_object(j);
+	put_timeval(j, "user_cpu", &ru.ru_utime);
+	put_timeval(j, "system_cpu", &ru.ru_stime);
+	put_int(j, "max_rss_kib", ru.ru_maxrss);
+	runx_json_end_object(j);
+}
+
+/* The report's text (heap, ends with a newline) in *text; 0 or -ENOMEM. */
+static int build(const struct runx_report *r, char **text, size_t *len)
+{
+	const struct runx_options *opts = r->opts;
+	struct runx_json j;
+
+	runx_json_init(&j);
+	runx_json_begin_object(&j);
+	put_string(&j, "runx_version", PACKAGE_VERSION);
+	runx_json_key(&j, "command");
+	runx_json_begin_array(&j);
+	for (char **a = opts->command; *a != NULL; a++)
+		runx_json_string(&j, *a);
+	runx_json_end_array(&j);
+	put_int_or_null(&j, "pid", r->pid > 0 ? r->pid : 0);
+	put_string(&j, "scope", r->scope);
+	put_string(&j, "scope_target", r->scope_where);
+	put_string(&j, "backend", r->backend);
+	put_duration(&j, "timeout", opts->timeout_ns);
+	put_duration(&j, "idle_timeout", opts->idle_timeout_ns);
+	put_duration(&j, "grace", opts->grace_ns);
+	put_signal(&j, "first_signal", opts->first_signal);
+	put_time(&j, "start_time", &r->start);
+	put_time(&j, "end_time", &r->end);
+	runx_json_key(&j, "wall_time");
+	runx_json_seconds_ns(&j, r->wall_ns);
+	put_string(&j, "reason", runx_report_reason_name(r));
+	put_int(&j, "exit_status", r->exit_status);
+	put_outcome(&j, r);
+	put_string(&j, "error", r->error);
+	put_int_or_null(&j, "exec_errno", r->exec_errno);
+	put_rusage(&j);
+	runx_json_end_object(&j);
+	return runx_json_finish(&j, text, len);
 }
 
 /* Writes text to fd completely; -errno on failure. */
@@ -214,18 +224,13 @@ static int write_all(int fd, const char *text, size_t len)
 
 int runx_report_write(const char *path, const struct runx_report *r)
 {
-	json_t *o = build(r);
-	char *text = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-					      JSON_REAL_PRECISION(9))
-		       : NULL;
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], *text;
+	size_t len;
 	int fd, ret;
 
-	json_decref(o);
-	if (text == NULL)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	text[len++] = '\n'; /* json_dumps leaves room: replace the NUL */
+	ret = build(r, &text, &len);
+	if (ret < 0)
+		return ret;
 	if (strcmp(path, "-") == 0) {
 		ret = write_all(STDERR_FILENO, text, len);
 		free(text);

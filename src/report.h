@@ -33,7 +33,7 @@ struct runx_report {
 };
 
 /*
- * Writes the report as one JSON object (jansson) to path: "-" means fd 2;
+ * Writes the report as one JSON object (json.h) to path: "-" means fd 2;
  * else a temporary file in the same directory, fsync(2)ed and renamed over
  * path, so readers never see a partial report (rename(2)).  Strings that
  * are not valid UTF-8 (arguments are bytes) get U+FFFD for each bad byte.
