@@ -12,6 +12,7 @@
 #   exit statuses 0, 7, 124, 126, 127, 137, and 128+N by signal;
 #   runx as PID 1 of a new PID namespace (unshare -p -f --mount-proc);
 #   1000 processes left behind: all dead, no runx-* cgroup left.
+# shellcheck disable=SC2016 # single-quoted sh -c code expands in that shell
 # shellcheck source=tests/vm/lib.sh
 . /tests/lib.sh
 
@@ -157,7 +158,6 @@ if unshare -p -f --mount-proc true 2>/dev/null; then
 		assert_clean "PID 1, $scope leftovers" "$M"
 	done
 	# Orphans re-parented to runx (PID 1) are reaped: no zombie child of 1.
-	# shellcheck disable=SC2016 # the job's own code
 	s=$(st unshare -p -f --mount-proc "$RUNX" --kill-scope=tree -- sh -c '
 		j=0; while [ $j -lt 20 ]; do (sleep 0.05 &); j=$((j + 1)); done
 		sleep 1
