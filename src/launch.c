@@ -9,6 +9,7 @@
 
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -267,6 +268,36 @@ static void spawn_default_signals(sigset_t *set)
 				1UL << ((sig - 1) % bits);
 }
 
+/*
+ * --close-fds for posix_spawn: one closefrom action where the C library has
+ * it (glibc >= 2.34), else a close action for each fd above 2 that runx has
+ * open now (musl; runx is single-threaded, so the set cannot change before
+ * the spawn).  Returns 0 or a positive errno, as posix_spawn(3) does.
+ */
+static int spawn_close_from_3(posix_spawn_file_actions_t *actions)
+{
+#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
+	return posix_spawn_file_actions_addclosefrom_np(actions, 3);
+#else
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int r = 0;
+
+	if (dir == NULL)
+		return errno;
+	while (r == 0 && (e = readdir(dir)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end == '\0' && end != e->d_name && fd > 2 &&
+		    fd != dirfd(dir))
+			r = posix_spawn_file_actions_addclose(actions, (int)fd);
+	}
+	closedir(dir);
+	return r;
+#endif
+}
+
 /* posix_spawn(3): glibc >= 2.24 reports exec errors as its return value. */
 static int launch_spawned(const struct runx_launch_request *req,
 			  struct runx_launched *out)
@@ -283,10 +314,6 @@ static int launch_spawned(const struct runx_launch_request *req,
 		return -ENOTSUP;
 #endif
 	}
-#ifndef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
-	if (req->close_fds)
-		return -ENOTSUP;
-#endif
 	if ((r = posix_spawnattr_init(&attr)) != 0)
 		return -r;
 	if ((r = posix_spawn_file_actions_init(&actions)) != 0) {
@@ -305,10 +332,8 @@ static int launch_spawned(const struct runx_launch_request *req,
 		if (req->stdio->source[i] >= 0)
 			r = posix_spawn_file_actions_adddup2(
 				&actions, req->stdio->source[i], i);
-#ifdef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
 	if (r == 0 && req->close_fds)
-		r = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-#endif
+		r = spawn_close_from_3(&actions);
 #ifdef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
 	if (r == 0 && req->cgroup_fd >= 0) {
 		r = posix_spawnattr_setcgroup_np(&attr, req->cgroup_fd);
