@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -84,6 +85,17 @@ static void child_run(const struct runx_launch_request *req,
 		goto fail;
 	if (req->new_session && setsid() < 0)
 		goto fail;
+	/*
+	 * SIGKILL when runx dies (prctl(2), PR_SET_PDEATHSIG; kept across
+	 * execve(2) except for set-user-ID programs).  A parent that died
+	 * before the prctl is caught by getppid(): the child was re-parented.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		goto fail;
+	if (getppid() != req->parent) {
+		errno = ESRCH;
+		goto fail;
+	}
 	for (int i = 0; i < 3; i++) {
 		int src = req->stdio->source[i];
 
@@ -298,64 +310,96 @@ static int spawn_close_from_3(posix_spawn_file_actions_t *actions)
 #endif
 }
 
-/* posix_spawn(3): glibc >= 2.24 reports exec errors as its return value. */
+/* The spawn attributes: session, signal mask and defaults, cgroup. */
+static int spawn_attributes(const struct runx_launch_request *req,
+			    posix_spawnattr_t *attr)
+{
+	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	sigset_t defaults;
+	int r;
+
+	if (req->new_session)
+		flags |= POSIX_SPAWN_SETSID;
+	spawn_default_signals(&defaults);
+	r = posix_spawnattr_setsigmask(attr, req->child_mask);
+	if (r == 0)
+		r = posix_spawnattr_setsigdefault(attr, &defaults);
+#ifdef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
+	if (r == 0 && req->cgroup_fd >= 0) {
+		r = posix_spawnattr_setcgroup_np(attr, req->cgroup_fd);
+		flags |= POSIX_SPAWN_SETCGROUP;
+	}
+#endif
+	if (r == 0)
+		r = posix_spawnattr_setflags(attr, flags);
+	return r;
+}
+
+/*
+ * The spawn file actions: fds 0-2 and --close-fds.  Each source fd is
+ * checked here, so that a dup2(2) in the child cannot fail and be taken
+ * for an exec error.  Returns 0 or a positive errno.
+ */
+static int spawn_actions(const struct runx_launch_request *req,
+			 posix_spawn_file_actions_t *actions)
+{
+	int r = 0;
+
+	for (int i = 0; i < 3 && r == 0; i++) {
+		int src = req->stdio->source[i];
+		if (src < 0)
+			continue;
+		if (fcntl(src, F_GETFD) < 0)
+			return errno;
+		r = posix_spawn_file_actions_adddup2(actions, src, i);
+	}
+	if (r == 0 && req->close_fds)
+		r = spawn_close_from_3(actions);
+	return r;
+}
+
+/*
+ * posix_spawn(3): glibc >= 2.24 reports the child's errors as its return
+ * value.  The set-up that could fail in the child was checked before (the
+ * fds) or cannot fail there (setsid in a fresh child, the signal mask), so
+ * an error after the clone(2) is the exec's (126/127); a failure to set the
+ * spawn up, or EAGAIN/ENOMEM from clone(2), is runx's own (125).  Cannot
+ * set PR_SET_PDEATHSIG in the child: documented, and not the default.
+ */
 static int launch_spawned(const struct runx_launch_request *req,
 			  struct runx_launched *out)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-	sigset_t defaults;
-	pid_t pid;
+	pid_t pid = 0;
 	int r;
 
-	if (req->cgroup_fd >= 0) {
 #ifndef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
+	if (req->cgroup_fd >= 0)
 		return -ENOTSUP;
 #endif
-	}
 	if ((r = posix_spawnattr_init(&attr)) != 0)
 		return -r;
 	if ((r = posix_spawn_file_actions_init(&actions)) != 0) {
 		posix_spawnattr_destroy(&attr);
 		return -r;
 	}
-	if (req->new_session)
-		flags |= POSIX_SPAWN_SETSID;
-	r = posix_spawnattr_setflags(&attr, flags);
+	r = spawn_attributes(req, &attr);
 	if (r == 0)
-		r = posix_spawnattr_setsigmask(&attr, req->child_mask);
-	spawn_default_signals(&defaults);
-	if (r == 0)
-		r = posix_spawnattr_setsigdefault(&attr, &defaults);
-	for (int i = 0; i < 3 && r == 0; i++)
-		if (req->stdio->source[i] >= 0)
-			r = posix_spawn_file_actions_adddup2(
-				&actions, req->stdio->source[i], i);
-	if (r == 0 && req->close_fds)
-		r = spawn_close_from_3(&actions);
-#ifdef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
-	if (r == 0 && req->cgroup_fd >= 0) {
-		r = posix_spawnattr_setcgroup_np(&attr, req->cgroup_fd);
-		if (r == 0)
-			r = posix_spawnattr_setflags(
-				&attr, flags | POSIX_SPAWN_SETCGROUP);
-	}
-#endif
-	if (r == 0)
+		r = spawn_actions(req, &actions);
+	bool spawned = r == 0;
+	if (spawned)
 		r = posix_spawn(&pid, req->path, &actions, &attr, req->argv,
 				req->envp);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
-	if (r == EAGAIN || r == ENOMEM)
-		return -r; /* clone(2) failed: runx is out of resources */
-	struct child_failure f = {r == 0 ? 0 : STAGE_EXEC, r};
-	if (r != 0)
-		pid = 0;
-	if (f.stage != 0) {
-		out->exec_errno = r;
-		return 0; /* glibc already reaped the failed child */
+	if (!spawned || r == EAGAIN || r == ENOMEM)
+		return -r; /* runx could not set it up, or is out of resources */
+	if (r != 0) {
+		out->exec_errno = r; /* glibc already reaped the failed child */
+		return 0;
 	}
+	struct child_failure f = {0, 0};
 	return finish(&f, pid, -1, out);
 }
 

@@ -16,6 +16,9 @@ struct runx_launch_request {
 	char *const *argv;
 	char *const *envp;
 	bool new_session;               /* setsid(2) in the child */
+	pid_t parent;                   /* runx's pid: the child checks that
+					 * it is still its parent after
+					 * PR_SET_PDEATHSIG */
 	const struct runx_stdio *stdio; /* fds 0-2 of the child */
 	bool close_fds;                 /* close inherited fds above 2 */
 	const sigset_t *child_mask;     /* the signal mask runx started with */
@@ -44,7 +47,9 @@ int runx_resolve_command(const char *name, char *buf, size_t size);
  * Starts req->path with the chosen backend and returns only once the child
  * has called execve(2) or failed to, so the caller never signals a child
  * that is still being set up.  In the child: a new session if asked, fds
- * 0-2 from req->stdio (dup2 in order 0, 1, 2), every descriptor runx
+ * 0-2 from req->stdio (dup2 in order 0, 1, 2), PR_SET_PDEATHSIG SIGKILL
+ * (prctl(2); not with posix_spawn, which has no hook for it) and a check
+ * that runx (req->parent) did not die before it, every descriptor runx
  * opened closed (they are all O_CLOEXEC), inherited fds above 2 closed if
  * req->close_fds, the signal mask req->child_mask, and default dispositions
  * for every signal runx did not find ignored at start.  With a cgroup, the

@@ -172,6 +172,7 @@ static int start(struct job *job)
 		.argv = job->opts->command,
 		.envp = environ,
 		.new_session = job->plan.new_session,
+		.parent = getpid(),
 		.stdio = &job->stdio,
 		.close_fds = job->opts->close_fds,
 		.child_mask = job->orig_mask,

@@ -32,7 +32,7 @@ struct runx_plan {
  * PATH (a failure is not an error here: plan->resolve_errno, and the run
  * ends as 126/127 without starting anything), resolves --kill-scope=auto
  * (cgroup if a job cgroup can be made, runx_scope_cgroup_probe(); else
- * tree), and the backend: --launch, else posix_spawn, except for the
+ * tree), and the backend: --launch, else vfork, except for the
  * cgroup scope, where clone3 (CLONE_INTO_CGROUP, Linux 5.7) starts the
  * child inside the cgroup, or fork where the kernel has no clone3
  * (ENOSYS, clone(2)).  Acquires nothing.  Returns 0, or -errno with a

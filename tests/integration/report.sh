@@ -21,7 +21,7 @@ json_args() {
 	"$PY" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"
 }
 
-EXPECT_BACKEND=${RUNX_LAUNCH:-posix_spawn}
+EXPECT_BACKEND=${RUNX_LAUNCH:-vfork}
 RUNX_VERSION=$("$RUNX" --version | sed -n '1s/^runx //p')
 
 # The checker: reads the report FILE and, on stdin, one check per line,
