@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -24,6 +25,9 @@
 
 /* Passes of "list, signal the new ones" before a signal gives up. */
 #define MAX_SWEEPS 64
+
+/* Time after which a sweep of a signal other than SIGKILL stops (ns). */
+#define SWEEP_BUDGET_NS 20000000LL
 
 /* Every process of /proc, for one walk of the tree. */
 struct proc_list {
@@ -199,54 +203,71 @@ static int signal_listed(const struct runx_proc_stat *p, int sig)
 
 /*
  * One pass: signals every listed live descendant not in done, adds it
- * to done (and to also, if not NULL), and continues it with also_cont.  *fresh counts the new ones.
- * Returns the number reached, or -errno.
+ * to done (and to also, if not NULL), and continues it with also_cont.
+ * *fresh counts the new ones.  A process that cannot be signalled does not
+ * end the pass (the others still get the signal); its error is returned
+ * if nobody was reached.  Returns the number reached, or -errno.
  */
-static int sweep_once(struct runx_pidset *done, struct runx_pidset *also, int sig, bool also_cont,
-		      int *fresh)
+static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
+		      int sig, bool also_cont, int *fresh)
 {
 	struct proc_list tree;
-	int r = list_tree(&tree), reached = 0;
+	int r = list_tree(&tree), reached = 0, error = 0;
 
 	*fresh = 0;
-	for (size_t i = 0; r >= 0 && i < tree.n; i++) {
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < tree.n; i++) {
 		const struct runx_proc_stat *p = &tree.v[i];
 		if (p->pid == getpid() || runx_pidset_has(done, p))
 			continue;
 		(*fresh)++;
-		if ((r = runx_pidset_add(done, p)) < 0 ||
-		    (also != NULL && (r = runx_pidset_add(also, p)) < 0))
-			break;
+		if (runx_pidset_add(done, p) < 0 ||
+		    (also != NULL && runx_pidset_add(also, p) < 0))
+			error = error ? error : -ENOMEM;
 		if (runx_proc_is_dead(p))
 			continue; /* a zombie takes no signal */
 		int one = signal_listed(p, sig);
 		if (one > 0 && also_cont)
 			signal_listed(p, SIGCONT);
-		if (one < 0)
-			r = one;
+		if (one < 0 && error == 0)
+			error = one;
 		reached += one > 0;
 	}
 	free(tree.v);
-	return r < 0 ? r : reached;
+	return reached == 0 && error < 0 ? error : reached;
 }
 
 /*
  * Repeats "list, signal the new ones" until a pass finds nobody new (a
  * process whose parent got a fatal signal cannot fork any more, fork(2)
- * fails with a fatal signal pending, so the passes end).
+ * fails with a fatal signal pending, so the passes end).  A signal that
+ * does not kill (a TERM-ignoring fork loop) may never converge: after the
+ * second pass such a sweep stops once SWEEP_BUDGET_NS have passed, and
+ * the re-check during the grace period finds the rest.  SIGKILL sweeps
+ * until nobody is new: every process it reaches can no longer fork.
  */
 static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
 		 bool also_cont)
 {
-	int total = 0, fresh = 1;
+	struct timespec t0, now;
+	int total = 0, fresh = 1, error = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int pass = 0; fresh > 0 && pass < MAX_SWEEPS; pass++) {
 		int r = sweep_once(done, also, sig, also_cont, &fresh);
-		if (r < 0)
-			return r;
-		total += r;
+		if (r < 0 && error == 0)
+			error = r;
+		if (r < 0 && fresh == 0)
+			break; /* the walk itself failed */
+		total += r > 0 ? r : 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long spent = (now.tv_sec - t0.tv_sec) * 1000000000LL +
+				  (now.tv_nsec - t0.tv_nsec);
+		if (sig != SIGKILL && pass >= 1 && spent > SWEEP_BUDGET_NS)
+			break;
 	}
-	return total;
+	return total == 0 && error < 0 ? error : total;
 }
 
 /*
