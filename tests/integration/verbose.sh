@@ -82,9 +82,11 @@ assert_eq "stderr closed: bad option still 125" 125 "$(st runx -v -t bogus -- tr
 
 # --- stderr a broken pipe ------------------------------------------------------------------
 # broken_status RUNX-ARGS...: runx's status with stderr a pipe whose reader
-# has exited (and stdout discarded).
+# has exited (and stdout discarded).  exec: the pipeline's status is runx's
+# own, not that of a subshell whose "Terminated" notice (runx ends by the
+# command's signal) would meet the broken pipe and die of SIGPIPE.
 broken_status() {
-	runx "$@" 2>&1 >/dev/null | (exit 0)
+	(exec "$RUNX" "${LAUNCH_ARGS[@]}" "$@") 2>&1 >/dev/null | (exit 0)
 	echo "${PIPESTATUS[0]}"
 }
 new_marker m
