@@ -100,22 +100,22 @@ bool runx_proc_is_own_namespace(void)
 	return atoi(buf) == (int)getpid();
 }
 
-int runx_proc_cmdline(pid_t pid, char *buf, size_t size)
+int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
+	int fd;
+	ssize_t n;
 
-	if (size == 0)
-		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	ssize_t n = read_small(path, buf, size);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, buf, size);
+	int e = errno;
+	close(fd);
 	if (n < 0)
-		return (int)n;
+		return -e;
 	while (n > 0 && buf[n - 1] == '\0')
-		n--; /* the last argument's terminator */
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-	buf[n] = '\0';
+		n--;
 	return (int)n;
 }
 

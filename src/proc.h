@@ -45,12 +45,10 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 bool runx_proc_is_own_namespace(void);
 
 /*
- * Reads the NUL-separated command line of pid (/proc/PID/cmdline) into buf
- * (size bytes), arguments joined by single spaces, truncated to fit.
- * Returns the length written, or -errno (an empty cmdline, a kernel
- * thread or a zombie, gives 0).
+ * Reads /proc/PID/cmdline as it is (arguments NUL-separated) into buf, at
+ * most size bytes (truncated).  Returns the length, or -errno.
  */
-int runx_proc_cmdline(pid_t pid, char *buf, size_t size);
+int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size);
 
 /* Seconds since boot now, in clock ticks (for ages from start_time). */
 uint64_t runx_proc_uptime_ticks(void);

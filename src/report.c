@@ -160,6 +160,45 @@ static void put_signals_sent(struct runx_json *j, const struct runx_report *r)
 	runx_json_end_array(j);
 }
 
+/* One named process: {pid, age, argv} (argv split at its NULs). */
+static void put_named_proc(struct runx_json *j,
+			   const struct runx_named_proc *np)
+{
+	runx_json_begin_object(j);
+	put_int(j, "pid", np->pid);
+	runx_json_key(j, "age");
+	runx_json_seconds_ns(j, np->age_ns);
+	runx_json_key(j, "argv");
+	runx_json_begin_array(j);
+	for (size_t at = 0; at < np->argv_len;) {
+		const char *arg = np->argv + at;
+		size_t len = strnlen(arg, np->argv_len - at);
+		runx_json_stringn(j, arg, len);
+		at += len + 1;
+	}
+	runx_json_end_array(j);
+	runx_json_end_object(j);
+}
+
+/* The processes alive at a moment of the stop: {count, processes} or null. */
+static void put_named(struct runx_json *j, const char *key,
+		      const struct runx_named *named)
+{
+	runx_json_key(j, key);
+	if (named == NULL || !named->taken) {
+		runx_json_null(j);
+		return;
+	}
+	runx_json_begin_object(j);
+	put_int(j, "count", named->count);
+	runx_json_key(j, "processes");
+	runx_json_begin_array(j);
+	for (int i = 0; i < named->n; i++)
+		put_named_proc(j, &named->v[i]);
+	runx_json_end_array(j);
+	runx_json_end_object(j);
+}
+
 /* The fields describing how the command ended and what runx sent. */
 static void put_outcome(struct runx_json *j, const struct runx_report *r)
 {
@@ -178,6 +217,8 @@ static void put_outcome(struct runx_json *j, const struct runx_report *r)
 	put_signals_sent(j, r);
 	put_int(j, "leftovers_stopped", res != NULL ? res->leftovers : 0);
 	put_int(j, "killed_after_grace", res != NULL ? res->killed : 0);
+	put_named(j, "alive_at_deadline", res != NULL ? &res->at_deadline : NULL);
+	put_named(j, "alive_after_grace", res != NULL ? &res->after_grace : NULL);
 }
 
 /* rusage: every child runx waited for, orphans it reaped included. */

@@ -32,6 +32,25 @@ struct runx_signal_event {
 
 #define RUNX_MAX_SIGNAL_EVENTS 64
 
+/* Processes named in -v and the report (runx(1): "at most 20"). */
+#define RUNX_MAX_NAMED 20
+
+/* One process still alive at a moment of the stop. */
+struct runx_named_proc {
+	pid_t pid;
+	int64_t age_ns;    /* since it started, nanoseconds */
+	char argv[512];    /* /proc/PID/cmdline: NUL-separated, truncated */
+	size_t argv_len;   /* bytes used in argv */
+};
+
+/* The processes alive at the deadline, or when the grace ended. */
+struct runx_named {
+	bool taken;  /* the list was made (at that moment, with -v/--report) */
+	int count;   /* how many were alive (all of them, not only named) */
+	int n;       /* how many are named in v */
+	struct runx_named_proc v[RUNX_MAX_NAMED];
+};
+
 struct runx_result {
 	enum runx_end_reason reason;
 	bool launched;            /* a backend tried to start the command */
@@ -48,6 +67,8 @@ struct runx_result {
 	int unkillable;           /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	bool unverified;          /* the scope could not be seen at the end */
 	struct rusage rusage;     /* of the command itself, wait4(2) */
+	struct runx_named at_deadline; /* alive when the deadline fired */
+	struct runx_named after_grace; /* alive when the grace period ended */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
 	int nsignals;
 	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */

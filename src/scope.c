@@ -92,6 +92,7 @@ void runx_scope_census(struct runx_scope *s, struct runx_census *c)
 	c->count = 0;
 	c->error = 0;
 	c->nwatch = 0;
+	c->npids = 0;
 	s->ops->census(s, c);
 	if (c->state == RUNX_CENSUS_EMPTY && c->count > 0)
 		c->state = RUNX_CENSUS_ALIVE;
@@ -163,6 +164,8 @@ void runx_pidset_free(struct runx_pidset *set)
 void runx_census_found(struct runx_census *c, pid_t pid)
 {
 	c->count++;
+	if (c->pids != NULL && c->npids < c->maxpids)
+		c->pids[c->npids++] = pid;
 	if (c->watch == NULL || c->nwatch >= c->max)
 		return;
 	int fd = runx_pidfd_open(pid, 0);

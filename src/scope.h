@@ -36,6 +36,9 @@ struct runx_census {
 	int *watch;
 	int max;
 	int nwatch;
+	pid_t *pids; /* room for the first maxpids live members, or NULL */
+	int maxpids;
+	int npids;
 };
 
 /* Where the command must start: the job cgroup's fds, or -1. */

@@ -71,6 +71,25 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 	return 0;
 }
 
+/* Adds one pid of cgroup.procs to the census. */
+static int found_pid(pid_t pid, void *arg)
+{
+	runx_census_found(arg, pid);
+	return 0;
+}
+
+/* Lists the subtree's pids into the census; their number, or -errno. */
+static int list_pids(struct runx_scope *s, struct runx_census *c)
+{
+	int r = runx_cgroup_each_pid(&s->cg, found_pid, c);
+
+	if (r < 0)
+		return r;
+	int count = c->count;
+	c->count = 0; /* the caller sets the count */
+	return count;
+}
+
 /* Live processes of the job's subtree; an unreadable cgroup is UNKNOWN. */
 static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 {
@@ -82,7 +101,7 @@ static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 		runx_census_unknown(c, populated);
 		return;
 	}
-	int count = runx_cgroup_count(&s->cg);
+	int count = c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(&s->cg);
 	if (count < 0)
 		runx_census_unknown(c, count);
 	/* populated, being listed: not empty even if the list came up short */

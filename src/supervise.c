@@ -23,6 +23,7 @@
 
 #include "duration.h"
 #include "log.h"
+#include "proc.h"
 #include "relay.h"
 #include "signals.h"
 
@@ -261,6 +262,71 @@ static int census(struct supervisor *s)
 	return s->live;
 }
 
+/* Reads one process's age and command line into *np; false if gone. */
+static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
+		       struct runx_named_proc *np)
+{
+	struct runx_proc_stat st;
+
+	if (runx_proc_stat(pid, &st) < 0 || runx_proc_is_dead(&st))
+		return false;
+	np->pid = pid;
+	np->age_ns = now_ticks > st.start_time
+			     ? (int64_t)((now_ticks - st.start_time) *
+					 (1000000000ULL / (uint64_t)hz))
+			     : 0;
+	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
+	np->argv_len = n > 0 ? (size_t)n : 0;
+	return true;
+}
+
+/* Says with -v which processes are alive (pid, age, command line). */
+static void tell_named(const struct runx_named *named, const char *when)
+{
+	for (int i = 0; i < named->n; i++) {
+		const struct runx_named_proc *np = &named->v[i];
+		char cmd[sizeof(np->argv)];
+		memcpy(cmd, np->argv, np->argv_len);
+		for (size_t k = 0; k < np->argv_len; k++)
+			cmd[k] = cmd[k] ? cmd[k] : ' ';
+		cmd[np->argv_len < sizeof(cmd) ? np->argv_len
+					       : sizeof(cmd) - 1] = '\0';
+		runx_verbose("alive %s: pid %d, age %.1fs: %s", when,
+			     (int)np->pid, (double)np->age_ns / 1e9,
+			     np->argv_len ? cmd : "[no command line]");
+	}
+	if (named->count > named->n)
+		runx_verbose("alive %s: and %d more", when,
+			     named->count - named->n);
+}
+
+/*
+ * Names the processes alive now (at the deadline, or when the grace
+ * ended): at most RUNX_MAX_NAMED, the rest counted, for -v and the report,
+ * so a log shows what hung.  Only with -v or --report (a /proc scan).
+ */
+static void name_alive(struct supervisor *s, struct runx_named *named,
+		       const char *when)
+{
+	pid_t pids[RUNX_MAX_NAMED];
+	struct runx_census c = {.pids = pids, .maxpids = RUNX_MAX_NAMED};
+	uint64_t now_ticks = runx_proc_uptime_ticks();
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!s->count)
+		return;
+	close_watches(s);
+	runx_scope_census(s->scope, &c);
+	named->taken = true;
+	named->count = c.count;
+	named->n = 0;
+	for (int i = 0; i < c.npids; i++)
+		if (read_named(pids[i], now_ticks, hz > 0 ? hz : 100,
+			       &named->v[named->n]))
+			named->n++;
+	tell_named(named, when);
+}
+
 /* Arms the re-check timer: every RECHECK_NS while a stop is under way. */
 static void arm_recheck(struct supervisor *s)
 {
@@ -284,6 +350,7 @@ static void escalate(struct supervisor *s)
 		     alive, alive == 1 ? "" : "es",
 		     runx_duration_format(s->opts->grace_ns, dur,
 					  sizeof(dur)));
+	name_alive(s, &s->res->after_grace, "after the grace period");
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
 	/* the grace timer is free now: it bounds the wait after SIGKILL */
@@ -494,6 +561,7 @@ static void on_deadline(struct supervisor *s)
 	runx_verbose("deadline of %s reached",
 		     runx_duration_format(s->opts->timeout_ns, dur,
 					  sizeof(dur)));
+	name_alive(s, &s->res->at_deadline, "at the deadline");
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 

@@ -90,7 +90,7 @@ check_report() {
 	done < <("$PY" "$TMPD/check.py" "$file")
 }
 
-ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","error","exec_errno","rusage"]'
+ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage"]'
 export ALL_KEYS RUNX_VERSION
 
 # common_checks: the checks every report passes.  Environment: X_CMD (JSON
