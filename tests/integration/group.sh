@@ -3,6 +3,7 @@
 # new session and process group; a stop reaches the whole group; leftovers
 # are stopped when the command exits on its own; --wait-all; the GNU
 # timeout "$(...) hangs" bug.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # --- the command is a session and group leader -----------------------------
@@ -34,6 +35,7 @@ assert_dead "-G: all dead" "$m"
 # A process outside the command's group (here: one of the test's own) is
 # not touched.
 new_marker outside
+# shellcheck disable=SC2154 # set by new_marker
 sleep "$outside" &
 outside_pid=$!
 new_marker m
@@ -107,13 +109,13 @@ new_marker m
 f="$TMPD/waitall.$m"
 assert_eq "--wait-all: command's own status" 3 \
 	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -- sh -c "(sleep 0.5; echo done >$f) & exit 3")"
-assert_eq "--wait-all: the background job finished before runx returned" done "$(cat "$f" 2>/dev/null)"
+assert_eq "--wait-all: the background job finished before runx returned" "done" "$(cat "$f" 2>/dev/null)"
 
 new_marker m
 f="$TMPD/waitall2.$m"
 assert_eq "--wait-all with a deadline that does not fire: command's status" 4 \
 	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --wait-all -t 30 -- sh -c "(sleep 0.3; sh -c 'sleep 0.3; echo done >$f') & exit 4")"
-assert_eq "--wait-all: grandchild finished before runx returned" done "$(cat "$f" 2>/dev/null)"
+assert_eq "--wait-all: grandchild finished before runx returned" "done" "$(cat "$f" 2>/dev/null)"
 
 new_marker m
 assert_eq "--wait-all: the deadline still bounds it (124)" 124 \

@@ -9,6 +9,7 @@
 # one line on stderr saying how many processes are left and why, the
 # report's "error" says the same; once thawed the processes die of the
 # SIGKILL that was pending (checked in /proc).
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 FREEZER=$(awk '$3 == "cgroup" && $4 ~ /(^|,)freezer(,|$)/ { print $2; exit }' /proc/self/mounts)
@@ -19,6 +20,7 @@ mkdir "$FRZ" 2>/dev/null || skip_all "cannot create a cgroup v1 freezer group in
 CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
 declare -A mark pid
 # after cleanup's SIGKILL to every marked process: thaw, so they can die
+# shellcheck disable=SC2317 # called by cleanup (at_exit)
 thaw_and_clean() {
 	echo THAWED >"$FRZ/freezer.state" 2>/dev/null
 	local i j
@@ -75,6 +77,7 @@ echo FROZEN >"$FRZ/freezer.state"
 # watchdog: thaw after 90 s whatever happens, so that a wrong freeze can
 # never hang the suite (its sleep carries a marker: cleanup kills it)
 new_marker wd
+# shellcheck disable=SC2154 # set by new_marker
 (timeout 90 sleep "$wd"; echo THAWED >"$FRZ/freezer.state") 2>/dev/null &
 for ((i = 0; i < 100; i++)); do
 	[ "$(cat "$FRZ/freezer.state")" = FROZEN ] && break
