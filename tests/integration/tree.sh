@@ -125,7 +125,7 @@ assert_dead "tree: 150 leftovers: all dead" "$m"
 # A fork storm of TERM-ignoring processes during the stop.
 new_marker m
 assert_eq "tree: fork storm at the deadline: 124" 124 \
-	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t 0.5 -k 0.5 -- sh -c "trap '' TERM; while :; do sh -c 'sleep $m & sleep $m' & done")"
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t 0.5 -k 0.5 -- sh -c "trap '' TERM; i=0; while :; do sh -c 'sleep $m & sleep $m' & i=\$((i + 1)); [ \$i -lt 1000 ] || sleep 0.05; done")"
 assert_dead "tree: fork storm: all dead" "$m"
 
 done_testing
