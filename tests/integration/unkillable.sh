@@ -51,8 +51,8 @@ done
 for j in "${jobs[@]}"; do
 	b=${j%/*} sc=${j#*/} f=${j//\//-}
 	new_marker "mark[$j]"
-	# -t 5s: time to freeze the 24 sleeps below before the deadline
-	args=(--kill-scope="$sc" --report="$TMPD/$f.json" -t 5s -k 200ms
+	# -t 6s: time to freeze the 24 sleeps below before the deadline
+	args=(--kill-scope="$sc" --report="$TMPD/$f.json" -t 6s -k 200ms
 		-- sh -c "sleep ${mark[$j]} & sleep ${mark[$j]}")
 	if [ "$b" = default ]; then
 		env --default-signal=INT,QUIT "$RUNX" "${args[@]}" 2>"$TMPD/$f.err" &
@@ -63,15 +63,20 @@ for j in "${jobs[@]}"; do
 	fi
 	pid[$j]=$RUNX_PID
 done
+# two_sleeps MARKER: both sleeps of that job run (wait_marked would count
+# runx and sh, whose command lines hold the marker too)
+# shellcheck disable=SC2317 # called through poll
+two_sleeps() {
+	[ "$(marked_list "$1" | awk '$3 == "sleep"' | wc -l)" -ge 2 ]
+}
 for j in "${jobs[@]}"; do
-	wait_marked "${mark[$j]}" 2
+	poll 400 0.05 two_sleeps "${mark[$j]}"
 done
 # freeze the two sleeps of each job (not runx or sh, whose command lines
-# hold the marker too) before the deadline (5 s after the start)
-for j in "${jobs[@]}"; do
-	for p in $(marked_list "${mark[$j]}" | awk '$3 == "sleep" { print $1 }'); do
-		echo "$p" >"$FRZ/cgroup.procs"
-	done
+# hold the marker too) before the deadline (6 s after the start), all
+# found in one scan of /proc
+for p in $(marked_list "${mark[@]}" | awk '$3 == "sleep" { print $1 }'); do
+	echo "$p" >"$FRZ/cgroup.procs"
 done
 echo FROZEN >"$FRZ/freezer.state"
 # watchdog: thaw after 90 s whatever happens, so that a wrong freeze can
