@@ -4,6 +4,7 @@
 # tree: with a backend that cannot start a command in a cgroup
 # (posix_spawn before glibc 2.39) and as an unprivileged user, where -v
 # says why and a setsid escape is still stopped (deadline and cleanup).
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 require_python3 "to read the report"

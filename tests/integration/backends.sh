@@ -5,6 +5,7 @@
 # --close-fds: 0 1 2; a closed stdin stays closed), signal mask and
 # dispositions (mask as runx got it, ignored stays ignored, SIGCHLD reset,
 # the rest default), placement in session/process group per scope.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # The fds of the shell started as the command (no pipeline inside that

@@ -8,18 +8,20 @@
 # SIGTERM; no survivors in /proc and no cgroup left behind (also after exec
 # failures); without a writable cgroup v2 (an unprivileged user): 125, a
 # message naming systemd-run and Delegate=yes, and nothing started.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 require_python3 "to read the report"
-require_writable_cgroup2
+require_writable_cgroup2 "for the cgroup scope"
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
+# shellcheck disable=SC2317 # called by cleanup (at_exit)
 remove_stray_subcgroups() {
 	local d i
 	for d in sub-cgroup-sub2/deep sub-cgroup-sub2 sub-cgroup-sub; do
 		i=0
-		while [ -d "$CGOWN/$d" ] && ! rmdir "$CGOWN/$d" 2>/dev/null && [ $i -lt 40 ]; do
+		while [ -d "$CGOWN/$d" ] && ! rmdir "$CGOWN/$d" 2>/dev/null && [ "$i" -lt 40 ]; do
 			sleep 0.05
 			i=$((i + 1))
 		done
@@ -63,6 +65,7 @@ for b in clone3 fork vfork; do
 	assert_false "$b: the cgroup is removed afterwards" test -e "$CGMNT$cg"
 	eval "cg_$b=\$cg"
 done
+# shellcheck disable=SC2154 # cg_BACKEND: set by the eval above
 assert_true "each run gets a fresh cgroup" test "$cg_clone3" != "$cg_fork" -a "$cg_fork" != "$cg_vfork"
 
 # -C, --kill-cgroup and --kill-scope=cgroup; the cgroup exists while it runs
@@ -153,7 +156,7 @@ EOF
 	esac
 }
 
-ALL_KINDS="setsid double-fork term-ignoring sub-cgroup fork-storm"
+ALL_KINDS=(setsid double-fork term-ignoring sub-cgroup fork-storm)
 
 # command_for MODE KIND...: the command (sh -c SCRIPT sh DIR MARKER MOUNT):
 # start the adversaries, wait for them (bounded), then MODE: "sleep" (exec
@@ -206,7 +209,7 @@ check_tree() {
 	assert_dead "$label: no survivor in /proc" "$m"
 }
 
-for kind in $ALL_KINDS; do
+for kind in "${ALL_KINDS[@]}"; do
 	# on a deadline
 	new_marker m
 	dir=$TMPD/adv.$m
@@ -233,10 +236,10 @@ done
 new_marker m
 dir=$TMPD/adv.$m
 mkdir "$dir"
-cg_bg -C -v -t 2 -k 0.5 -- sh -c "$(command_for sleep $ALL_KINDS)" sh "$dir" "$m" "$CGMNT" 2>"$TMPD/all.err"
+cg_bg -C -v -t 2 -k 0.5 -- sh -c "$(command_for sleep "${ALL_KINDS[@]}")" sh "$dir" "$m" "$CGMNT" 2>"$TMPD/all.err"
 wait_pid_exit "$RUNX_PID" 30
 assert_eq "all escapes at once, deadline: 124" 124 "$WAIT_STATUS"
-check_tree "all escapes at once, deadline" "$dir" "$m" $ALL_KINDS
+check_tree "all escapes at once, deadline" "$dir" "$m" "${ALL_KINDS[@]}"
 assert_no_cgroup "all escapes at once, deadline: no cgroup left" "$RUNX_PID"
 assert_match "all escapes at once: -v shows SIGKILL to the cgroup" \
 	"sending: SIGKILL to cgroup $CGOWN/runx-$RUNX_PID-[0-9a-f]+ \\([0-9]+ process" "$(cat "$TMPD/all.err")"
@@ -245,14 +248,14 @@ assert_match "all escapes at once: -v shows SIGKILL to the cgroup" \
 new_marker m
 dir=$TMPD/adv.$m
 mkdir "$dir"
-cg_bg -C -k 0.5 -- sh -c "$(command_for sleep $ALL_KINDS)" sh "$dir" "$m" "$CGMNT"
+cg_bg -C -k 0.5 -- sh -c "$(command_for sleep "${ALL_KINDS[@]}")" sh "$dir" "$m" "$CGMNT"
 if wait_file "$dir/ready" 20; then
 	sleep 0.1
 	kill -TERM "$RUNX_PID"
 fi
 wait_pid_exit "$RUNX_PID" 30
 assert_eq "all escapes at once, runx gets SIGTERM: the command's 143" 143 "$WAIT_STATUS"
-check_tree "all escapes at once, SIGTERM to runx" "$dir" "$m" $ALL_KINDS
+check_tree "all escapes at once, SIGTERM to runx" "$dir" "$m" "${ALL_KINDS[@]}"
 assert_no_cgroup "all escapes at once, SIGTERM to runx: no cgroup left" "$RUNX_PID"
 
 # --- exec failures leave no cgroup ---------------------------------------------------

@@ -2,11 +2,13 @@
 # Child scope (--kill-scope=child): only the direct child is signalled.
 # --foreground: the command stays in runx's process group, implies the
 # child scope.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # --- --kill-scope=child ------------------------------------------------------
 new_marker m
 new_marker g
+# shellcheck disable=SC2154 # m, g: set by new_marker
 runx_bg --kill-scope=child -t 1 -k 1 -- sh -c "echo \$\$ >$TMPD/pid.$m; sleep $g & exec sleep $m"
 wait_marked "$g" 1 || true
 wait_pid_exit "$RUNX_PID" 40
@@ -38,7 +40,7 @@ assert_dead "child scope, TERM ignored: dead" "$m"
 # The child still gets a session of its own (decision 3).
 line=$(runx --kill-scope=child -- sh -c 'cat /proc/$$/stat; :')
 rest=${line##*) }
-read -r _state _ppid pgrp sid _ <<<"$rest"
+read -r _state _ppid _pgrp sid _ <<<"$rest"
 pid=${line%% *}
 assert_eq "child scope: the command leads a new session" "$pid" "$sid"
 

@@ -2,6 +2,7 @@
 # Exit statuses: passthrough, 124 on deadline (also when SIGKILL was
 # needed), -p/--preserve-status, 125 for bad options and values (nothing
 # started, one-line message naming the bad text), 126 vs 127, 128+N.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # --- passthrough -----------------------------------------------------------

@@ -6,6 +6,7 @@
 # -o/-e, -m, -o F -e F, -a; a slow reader); a grandchild of another session
 # that holds the output pipe does not keep runx waiting once the scope is
 # done; SIGPIPE and stdin behave as without runx.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 require_python3 "(data generator, report)"
@@ -277,6 +278,7 @@ grandchild='setsid sh -c "trap \"\" TERM; exec sleep $1" & echo started'
 
 new_marker g
 s=0
+# shellcheck disable=SC2154 # set by new_marker
 hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -k 1 -- sh -c "$grandchild; exit 3" sh "$g" \
 	>"$TMPD/gc1.out" 2>&1 || s=$?
 assert_eq "grandchild holds the pipe, command exits 3: runx returns 3 (137 = hung)" 3 "$s"
@@ -305,6 +307,7 @@ kill_marked "$g"
 # tree scope: the grandchild is in the scope; SIGKILL after the grace period
 new_marker g
 s=0
+# shellcheck disable=SC2154 # set by new_marker
 hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree --idle-timeout=5 -k 1 -- sh -c "$grandchild; sleep 0.3; exit 3" sh "$g" \
 	>"$TMPD/gc4.out" 2>&1 || s=$?
 assert_eq "tree scope, TERM-ignoring grandchild holds the pipe: 3 (137 = hung)" 3 "$s"

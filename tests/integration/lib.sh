@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the runx integration tests (sourced as `. "$TESTLIB"`).
 #
 # Environment: RUNX (absolute path of the built runx), TESTLIB (this file),
@@ -228,6 +229,7 @@ require_command() {
 
 # require_python3 WHY: sets PY to python3 (/usr/bin/python3 first), or
 # skip_all "python3 is needed WHY".
+# shellcheck disable=SC2034 # PY: for the scripts that source this file
 require_python3() {
 	if [ -x /usr/bin/python3 ]; then
 		PY=/usr/bin/python3
@@ -252,6 +254,7 @@ as_nobody() {
 # setup_nobody: NOBODY_DIR, a scratch directory uid 65534 can write
 # (removed on exit), and NRUNX, a runx binary it can run (a copy there if
 # it cannot reach $RUNX).
+# shellcheck disable=SC2034 # NRUNX: for the scripts that source this file
 setup_nobody() {
 	NOBODY_DIR=$(mktemp -d /tmp/runx-nobody.XXXXXX)
 	chmod 777 "$NOBODY_DIR"
@@ -460,6 +463,7 @@ wait_pid_exit() {
 		sleep 0.02
 	done
 	wait "$pid" || st=$?
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	WAIT_STATUS=$st
 }
 

@@ -4,6 +4,7 @@
 # still go through the first signal (a TERM handler in an orphan runs,
 # which a namespace teardown by SIGKILL would not allow); the tree scope
 # needs /proc of its own namespace.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
@@ -11,6 +12,7 @@ if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
 fi
 
 # pid1 RUNX-ARGS...: runx as PID 1 of a new pid namespace with its own /proc.
+# shellcheck disable=SC2317 # called through st
 pid1() {
 	guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" "$@"
 }

@@ -2,6 +2,7 @@
 # Redirects -i -o -e -a -m: contents, one open file for -o F -e F, append,
 # truncation, file mode 0666 & ~umask, and a redirect that cannot be
 # opened: 125, a message naming the file, the command not started.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 D=$TMPD

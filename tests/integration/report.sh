@@ -6,6 +6,7 @@
 # in place), --report=- on stderr, invalid UTF-8 and control characters in
 # the command, the file mode (0666 & ~umask), an unwritable report path, and
 # rusage (peak memory, CPU time).
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 require_python3 "to parse the JSON report"
@@ -90,7 +91,9 @@ check_report() {
 	done < <("$PY" "$TMPD/check.py" "$file")
 }
 
+# shellcheck disable=SC2089 # JSON text for check.py, not shell words
 ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage"]'
+# shellcheck disable=SC2090
 export ALL_KEYS RUNX_VERSION
 
 # common_checks: the checks every report passes.  Environment: X_CMD (JSON
@@ -206,8 +209,10 @@ X_T0=$(now)
 s=$(st runx --report="$rep" -- sh -c "$script" sh "$pidf" "$m")
 X_T1=$(now)
 assert_eq "exited: exit status 3" 3 "$s"
-export X_T0 X_T1 X_STATUS=3 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+X_STATUS=3 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+export X_CMD
 check_report exited "$rep" < <(
 	common_checks
 	ran_checks
@@ -224,8 +229,10 @@ X_T0=$(now)
 s=$(st runx --report="$rep" -- sh -c "$script" sh "$pidf")
 X_T1=$(now)
 assert_eq "signaled: exit status 138" 138 "$s"
-export X_T0 X_T1 X_STATUS=138 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args sh -c "$script" sh "$pidf")
+X_STATUS=138 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args sh -c "$script" sh "$pidf")
+export X_CMD
 check_report signaled "$rep" < <(
 	common_checks
 	ran_checks
@@ -242,8 +249,10 @@ runx --report="$rep" -t 1 -k 5 -- "$PY" -c "$SLOW_TERM" "$pidf" "$m" >/dev/null 
 X_T1=$(now)
 assert_eq "timeout: exit status 124" 124 "$s"
 assert_dead "timeout: dead" "$m"
-export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+export X_CMD
 check_report timeout "$rep" < <(
 	common_checks
 	ran_checks
@@ -265,8 +274,10 @@ s=$(st runx --report="$rep" -t 0.5 -k 0.5 -- sh -c "$script" sh "$pidf" "$m")
 X_T1=$(now)
 assert_eq "timeout+KILL: exit status 124" 124 "$s"
 assert_dead "timeout+KILL: dead" "$m"
-export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+export X_CMD
 check_report "timeout+KILL" "$rep" < <(
 	common_checks
 	ran_checks
@@ -288,7 +299,8 @@ s=$(st runx --report="$rep" -t 0.3 -s INT -k 0 -- sleep "$m")
 X_T1=$(now)
 assert_eq "-s INT -k 0: exit status 124" 124 "$s"
 assert_dead "-s INT -k 0: dead" "$m"
-export X_T0 X_T1 X_STATUS=124 X_FIRST=SIGINT X_CMD=$(json_args sleep "$m")
+X_STATUS=124 X_FIRST=SIGINT X_CMD=$(json_args sleep "$m")
+export X_T0 X_T1 X_STATUS X_FIRST X_CMD
 check_report "-s INT -k 0" "$rep" < <(
 	common_checks
 	cat <<'EOF'
@@ -327,8 +339,10 @@ s=$(st runx --report="$rep" -k 0.5 -- sh -c "$script" sh "$pidf" "$m")
 X_T1=$(now)
 assert_eq "leftovers: the command's status 4" 4 "$s"
 assert_dead "leftovers: dead" "$m"
-export X_T0 X_T1 X_STATUS=4 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+X_STATUS=4 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+export X_CMD
 check_report leftovers "$rep" < <(
 	common_checks
 	ran_checks
@@ -350,8 +364,10 @@ X_T1=$(now)
 assert_eq "idle: exit status 124" 124 "$s"
 assert_eq "idle: the output went through" hello "$(cat "$TMPD/idle.out")"
 assert_dead "idle: dead" "$m"
-export X_T0 X_T1 X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+X_STATUS=124 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+export X_CMD
 check_report idle_timeout "$rep" < <(
 	common_checks
 	ran_checks
@@ -376,8 +392,10 @@ wait_pid_exit "$RUNX_PID" 30
 X_T1=$(now)
 assert_eq "runx_signaled: exit status is the command's own (7)" 7 "$WAIT_STATUS"
 assert_dead "runx_signaled: dead" "$m"
-export X_T0 X_T1 X_STATUS=7 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+X_STATUS=7 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args "$PY" -c "$SLOW_TERM" "$pidf" "$m")
+export X_CMD
 check_report runx_signaled "$rep" < <(
 	common_checks
 	ran_checks
@@ -401,8 +419,10 @@ wait_pid_exit "$RUNX_PID" 30
 X_T1=$(now)
 assert_eq "runx_signaled INT: exit status 130" 130 "$WAIT_STATUS"
 assert_dead "runx_signaled INT: dead" "$m"
-export X_T0 X_T1 X_STATUS=130 X_PID=$(cat "$pidf" 2>/dev/null)
-export X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+X_STATUS=130 X_PID=$(cat "$pidf" 2>/dev/null)
+export X_T0 X_T1 X_STATUS X_PID
+X_CMD=$(json_args sh -c "$script" sh "$pidf" "$m")
+export X_CMD
 check_report "runx_signaled INT" "$rep" < <(
 	common_checks
 	ran_checks
@@ -441,7 +461,8 @@ X_T0=$(now)
 s=$(st runx --report="$rep" -- "$missing" arg 2>"$TMPD/enoent.err")
 X_T1=$(now)
 assert_eq "exec_failed ENOENT: 127" 127 "$s"
-export X_T0 X_T1 X_STATUS=127 X_ERRNO=2 X_CMD=$(json_args "$missing" arg)
+X_STATUS=127 X_ERRNO=2 X_CMD=$(json_args "$missing" arg)
+export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
 export X_ERROR="failed to run command '$missing': No such file or directory"
 assert_eq "exec_failed ENOENT: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/enoent.err")"
 check_report "exec_failed 127" "$rep" < <(
@@ -472,7 +493,8 @@ X_T0=$(now)
 s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
 X_T1=$(now)
 assert_eq "exec_failed EACCES: 126" 126 "$s"
-export X_T0 X_T1 X_STATUS=126 X_ERRNO=13 X_CMD=$(json_args "$noexec")
+X_STATUS=126 X_ERRNO=13 X_CMD=$(json_args "$noexec")
+export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
 export X_ERROR="failed to run command '$noexec': Permission denied"
 check_report "exec_failed 126 EACCES" "$rep" < <(
 	common_checks
@@ -488,7 +510,8 @@ X_T0=$(now)
 s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
 X_T1=$(now)
 assert_eq "exec_failed ENOEXEC: 126" 126 "$s"
-export X_T0 X_T1 X_STATUS=126 X_ERRNO=8 X_CMD=$(json_args "$noexec")
+X_STATUS=126 X_ERRNO=8 X_CMD=$(json_args "$noexec")
+export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
 export X_ERROR="failed to run command '$noexec': Exec format error"
 check_report "exec_failed 126 ENOEXEC" "$rep" < <(
 	common_checks
@@ -504,7 +527,8 @@ s=$(st runx --report="$rep" -o "$bad" -- sh -c 'touch "$1"' sh "$TMPD/started.$m
 X_T1=$(now)
 assert_eq "runx_error: 125" 125 "$s"
 assert_false "runx_error: the command did not start" test -e "$TMPD/started.$m"
-export X_T0 X_T1 X_STATUS=125 X_CMD=$(json_args sh -c 'touch "$1"' sh "$TMPD/started.$m")
+X_STATUS=125 X_CMD=$(json_args sh -c 'touch "$1"' sh "$TMPD/started.$m")
+export X_T0 X_T1 X_STATUS X_CMD
 export X_ERROR="cannot open '$bad': No such file or directory"
 assert_eq "runx_error: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/runxerr.err")"
 check_report runx_error "$rep" < <(
@@ -541,11 +565,13 @@ assert_eq "atomic: nothing but the report in the directory (no temp file)" \
 assert_ne "atomic: the report is a new file (renamed over the old one)" "$old_inode" "$(stat -c %i "$rep")"
 assert_eq "atomic: the old file was not written in place (still 20000 x)" "20000 0" \
 	"$(wc -c <"$d/old-link" | tr -d ' ') $(tr -d x <"$d/old-link" | wc -c | tr -d ' ')"
-export X_T0=0 X_T1=$(now) X_STATUS=0 X_CMD=$(json_args sh -c 'exit 0')
+X_T0=0 X_T1=$(now) X_STATUS=0 X_CMD=$(json_args sh -c 'exit 0')
+export X_T0 X_T1 X_STATUS X_CMD
 check_report atomic "$rep" <<<'the new report replaces the old content (no append)|r["reason"] == "exited"'
 # a second run replaces the first report
 s=$(st runx --report="$rep" -- sh -c 'exit 5')
-export X_STATUS=5 X_CMD=$(json_args sh -c 'exit 5')
+X_STATUS=5 X_CMD=$(json_args sh -c 'exit 5')
+export X_STATUS X_CMD
 check_report atomic "$rep" <<<'a second run replaces the report|r["exit_status"] == 5 and r["command"] == J("X_CMD")'
 assert_eq "atomic: still nothing else in the directory" "old-link report.json" "$(cd "$d" && echo *)"
 
@@ -558,8 +584,10 @@ assert_eq "--report=-: exit status 6" 6 "$s"
 assert_eq "--report=-: stdout is only the command's" out "$(cat "$TMPD/dash.out")"
 assert_eq "--report=-: stderr starts with the command's own" err "$(head -n 1 "$TMPD/dash.err")"
 assert_eq "--report=-: no file named '-' (or anything else) is created" "" "$(ls -A "$d")"
-export REPORT_TEXT=$(tail -n +2 "$TMPD/dash.err")
-export X_T0=0 X_T1=$(now) X_STATUS=6 X_CMD=$(json_args sh -c 'echo out; echo err >&2; exit 6')
+REPORT_TEXT=$(tail -n +2 "$TMPD/dash.err")
+export REPORT_TEXT
+X_T0=0 X_T1=$(now) X_STATUS=6 X_CMD=$(json_args sh -c 'echo out; echo err >&2; exit 6')
+export X_T0 X_T1 X_STATUS X_CMD
 check_report "--report=-" - < <(
 	common_checks
 	echo 'reason|r["reason"] == "exited" and r["exit_code"] == 6'

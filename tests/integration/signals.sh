@@ -2,6 +2,7 @@
 # Signals sent to runx: TERM, INT, HUP and QUIT are forwarded and start a
 # stop (exit status: the command's own); USR1, USR2, WINCH, ALRM, CONT and
 # RTMIN+1 are only forwarded.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 ulimit -c 0 2>/dev/null # SIGQUIT would dump core

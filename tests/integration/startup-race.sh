@@ -3,6 +3,7 @@
 # (immediately, or after 0 to a few ms), for every backend; once runx has
 # exited, no process of the command may be left.
 # RUNX_RACE_ITERATIONS (default 100) sets the iterations per backend.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 iterations=${RUNX_RACE_ITERATIONS:-100}

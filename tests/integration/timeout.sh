@@ -2,6 +2,7 @@
 # Deadline and grace period: -t, -s (names, numbers, 0), -k/--grace
 # (0 = SIGKILL at once), SIGCONT for a stopped command after the first
 # signal.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # A command that records the first signal it gets, then exits 9.
@@ -105,7 +106,7 @@ new_marker m
 f="$TMPD/graceful.$m"
 assert_eq "grace: a slow TERM handler finishes and sets the status (-p)" 3 \
 	"$(st runx -p -t 0.5 -k 20 -- sh -c "trap 'sleep 0.5; echo done >$f; exit 3' TERM; sleep $m & wait")"
-assert_eq "grace: the handler's work is done" done "$(cat "$f" 2>/dev/null)"
+assert_eq "grace: the handler's work is done" "done" "$(cat "$f" 2>/dev/null)"
 assert_dead "grace: dead" "$m"
 
 # TERM-ignoring command with -k 0: no hang, 124.

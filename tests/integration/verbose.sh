@@ -1,6 +1,7 @@
 #!/bin/bash
 # -v/--verbose: one 'runx: ' line per decision on stderr; silent without
 # -v; a closed or broken stderr never changes the exit status.
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
