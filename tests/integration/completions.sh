@@ -140,12 +140,14 @@ has_none "bash: after the operand, none of runx's options" "$out" --kill-scope -
 # zsh still runs the previous command meet the terminal in cooked mode,
 # where ^U would erase them: so each LINE is typed only once the prompt
 # (READY) is on the screen, and the terminal has no kill character.
+# compinit -D: no dump file (a dump is written with mv: never name a
+# device such as /dev/null for it with -d).
 cat >"$TMPD/zsh-complete" <<'EOF'
 zmodload zsh/zpty || exit 2
 dir=$1
 shift
 zpty z zsh -f -i
-zpty -w z "stty rows 300 columns 250 kill undef; PS1='READY%% '; LISTMAX=0; fpath=($dir \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null; zstyle ':completion:*' list-separator '--'"
+zpty -w z "stty rows 300 columns 250 kill undef; PS1='READY%% '; LISTMAX=0; fpath=($dir \$fpath); autoload -Uz compinit; compinit -u -D; zstyle ':completion:*' list-separator '--'"
 zpty -w z "print -r -- M0Q''END"
 zpty -r z x '*M0QEND*READY% ' || exit 3
 i=0
