@@ -90,6 +90,9 @@ with open(path) as f:
     c = json.load(f)
 c["process"]["terminal"] = False
 c["process"]["args"] = ["/runx"] + args
+# A sanitizer build of runx keeps the settings make check runs it with.
+c["process"]["env"] += ["%s=%s" % (k, os.environ[k]) for k in
+                        ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS") if k in os.environ]
 c["root"] = {"path": os.environ["PY_ROOTFS"], "readonly": True}
 c["hostname"] = "runx-test"
 c["linux"]["cgroupsPath"] = "/" + os.environ["CG_NAME"]
