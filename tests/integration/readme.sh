@@ -1,0 +1,54 @@
+#!/bin/bash
+# The README's first command, (1), taken from the README itself: run
+# under `bash -c` (whose own command line holds the words 'sleep 300'), its
+# job part after the build prints "runx exit status: 124" and "no process
+# left behind"; its leftover check does find a process that is exactly
+# `sleep 300`, and only that.
+# shellcheck source=tests/integration/lib.sh
+. "$TESTLIB"
+
+SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+README=$SRCDIR/README
+[ -r "$README" ] || skip_all "no README in $SRCDIR"
+require_command pgrep "(procps)"
+
+# The command is the indented line after "(1) build and run the main job:".
+cmd=$(awk '/^\(1\) build and run the main job:/ { on = 1; next }
+	on && /^    [^ ]/ { sub(/^    /, ""); print; exit }' "$README")
+build='scripts/install-deps && autoreconf -i && ./configure && make && '
+assert_eq "README (1) starts with the build" "$build" "${cmd:0:${#build}}"
+job=${cmd:${#build}}
+assert_match "README (1) then runs ./src/runx" '^\./src/runx ' "$job"
+
+# Run from a directory whose src/runx is the binary under test.
+mkdir -p "$TMPD/top/src"
+ln -s "$RUNX" "$TMPD/top/src/runx"
+out=$(cd "$TMPD/top" && guarded 60 bash -c "$job" 2>"$TMPD/stderr")
+s=$?
+assert_eq "README (1) under bash -c: the shell's status" 0 "$s" "$(cat "$TMPD/stderr")"
+assert_eq "README (1) under bash -c: runx exits 124, nothing is left" \
+	"runx exit status: 124
+no process left behind" "$out" "$(cat "$TMPD/stderr")"
+assert_match "README (1): runx -v said the deadline fired" "deadline of 2s reached" \
+	"$(cat "$TMPD/stderr")"
+
+# The check itself: the part after the last "; " of the job.
+check=${job##*; }
+assert_match "README (1) ends with the leftover check" "^pgrep .*no process left behind" "$check"
+# A process that is exactly `sleep 300` (a copy of this script's own
+# sleep, so that the only such process is ours) is found by its pid ...
+sleep 300 &
+pid=$!
+at_exit "kill -KILL $pid 2>/dev/null"
+poll 100 0.02 test "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" = "sleep 300 "
+found=$(bash -c "$check")
+nl=$'\n'
+assert_match "the check finds a leftover 'sleep 300' by its pid" "(^|$nl)$pid sleep 300($nl|\$)" "$found"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+# ... and a command line that only contains the words is not one.
+found=$(bash -c "$check # sleep 300")
+assert_eq "the check does not find a shell whose command line holds 'sleep 300'" \
+	"no process left behind" "$found"
+
+done_testing
