@@ -203,7 +203,7 @@ int runx_job_finish(struct runx_job *job, int status)
 
 	runx_stdio_close(&job->stdio);
 	if (job->relaying && job->child.pid == 0)
-		runx_relay_finish(&job->relay);
+		runx_relay_finish(&job->relay, 0);
 	if (job->child.pidfd >= 0)
 		close(job->child.pidfd);
 	runx_supervisor_close(&job->sup);

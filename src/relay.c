@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,7 +24,37 @@ static void close_stream(struct runx_relay_stream *s)
 }
 
 /*
- * One stream: a pipe whose write end goes to the child, dst dup'd.  The
+ * A file description of runx's own for the destination dst, so that the
+ * relay can write to it without blocking and without changing the flags
+ * of a description others share (a terminal, the shell's pipe): a FIFO
+ * or character device (a terminal) is opened anew through /proc/self/fd
+ * with O_NONBLOCK (proc(5)); a socket is dup'd and written with
+ * MSG_DONTWAIT (send(2)); a regular file or block device is dup'd, since
+ * a new description would lose the file offset and such writes do not
+ * wait for a reader.  Where the reopen fails (no /proc, a FIFO with no
+ * reader), a dup: writes may then block, as without runx.
+ */
+static int private_destination(int dst, bool *is_socket)
+{
+	char path[64];
+	struct stat st;
+
+	*is_socket = false;
+	if (fstat(dst, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", dst);
+		int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno == EMFILE || errno == ENFILE)
+			return -1;
+	}
+	*is_socket = S_ISSOCK(st.st_mode);
+	return fcntl(dst, F_DUPFD_CLOEXEC, 3);
+}
+
+/*
+ * One stream: a pipe whose write end goes to the child, and runx's own
+ * description of the destination (private_destination).  The
  * pipe is enlarged to RUNX_RELAY_PIPE_SIZE where the system allows it
  * (F_SETPIPE_SZ, fcntl(2); capped by /proc/sys/fs/pipe-max-size), so that
  * each splice(2) moves more and the supervisor wakes less often.
@@ -39,7 +72,9 @@ static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
 	s->use_splice = true;
 	int size = fcntl(p[0], F_SETPIPE_SZ, RUNX_RELAY_PIPE_SIZE);
 	s->chunk = size > 0 ? (size_t)size : RUNX_RELAY_BUFSIZE;
-	s->dst = fcntl(dst, F_DUPFD_CLOEXEC, 3);
+	s->dst = private_destination(dst, &s->is_socket);
+	/* splice(2) to a socket may block whatever its flags say */
+	s->use_splice = !s->is_socket;
 	if (s->dst < 0 || fcntl(s->src, F_SETFL, O_NONBLOCK) < 0) {
 		int e = errno;
 		close(*child_end);
@@ -81,7 +116,7 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 		int ret = open_stream(&r->stream[i], dst[slot], &r->child_end[i]);
 		if (ret < 0) {
 			runx_relay_launched(r);
-			runx_relay_finish(r);
+			runx_relay_finish(r, 0);
 			return ret;
 		}
 		r->nstreams++;
@@ -121,7 +156,9 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p)
 static bool flush_buffer(struct runx_relay_stream *s)
 {
 	while (s->len > 0) {
-		ssize_t n = write(s->dst, s->buf + s->off, s->len);
+		ssize_t n = s->is_socket ? send(s->dst, s->buf + s->off, s->len,
+						MSG_DONTWAIT | MSG_NOSIGNAL)
+					 : write(s->dst, s->buf + s->off, s->len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -216,7 +253,7 @@ static bool readable_now(int fd)
  * and in at most RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a chunk
  * or waits once), for a writer outside the scope that never stops.
  */
-static void drain(struct runx_relay_stream *s)
+static void drain(struct runx_relay_stream *s, int stall_ms)
 {
 	/* every round counts (a wait, a flush or a chunk), so that no
 	 * pattern of poll(2) answers can make this loop spin */
@@ -224,7 +261,7 @@ static void drain(struct runx_relay_stream *s)
 	     rounds++) {
 		if (s->dst_full || s->len > 0) {
 			struct pollfd p = {.fd = s->dst, .events = POLLOUT};
-			int n = poll(&p, 1, RUNX_RELAY_STALL_MS);
+			int n = poll(&p, 1, stall_ms);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0)
@@ -241,11 +278,11 @@ static void drain(struct runx_relay_stream *s)
 	}
 }
 
-void runx_relay_finish(struct runx_relay *r)
+void runx_relay_finish(struct runx_relay *r, int stall_ms)
 {
 	for (int i = 0; i < r->nstreams; i++) {
 		struct runx_relay_stream *s = &r->stream[i];
-		drain(s);
+		drain(s, stall_ms);
 		if (s->src >= 0 || s->dst >= 0)
 			close_stream(s);
 	}

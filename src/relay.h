@@ -21,6 +21,7 @@ struct runx_relay_stream {
 	int src;        /* read end of the pipe (O_NONBLOCK), -1 once closed */
 	int dst;        /* a dup of where the bytes go, owned */
 	bool use_splice; /* splice(2) works for this dst */
+	bool is_socket;  /* dst is a socket: send(2) with MSG_DONTWAIT */
 	bool dst_full;  /* wait for POLLOUT on dst before moving more */
 	size_t chunk;   /* bytes per splice(2): the pipe's capacity */
 	char *buf;      /* read/write fallback: bytes not yet written */
@@ -36,8 +37,9 @@ struct runx_relay {
 /*
  * Puts a pipe between the command's stdout (and stderr, or one pipe for
  * both when they go to the same place: -m, or -o F -e F) and their
- * destination in *stdio (a redirect file or runx's own fd 1/2, which the
- * relay dups and owns).  Changes stdio->source[1] and [2] to the pipes'
+ * destination in *stdio (a redirect file or runx's own fd 1/2, of which
+ * the relay opens a private non-blocking description where it can, and
+ * owns it: runx never waits on a reader that does not read).  Changes stdio->source[1] and [2] to the pipes'
  * write ends.  A stream whose fd was closed when runx started gets no pipe
  * and stays closed in the command.  All fds O_CLOEXEC.  Returns 0 or
  * -errno (nothing left open).
@@ -66,12 +68,14 @@ size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
 
 /*
  * At the end: delivers what is still in the pipes, waiting for a slow
- * reader as a blocking writer would, but giving up after
- * RUNX_RELAY_STALL_MS milliseconds in which the destination accepted
- * nothing, or after RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the
- * scope that still holds and fills the pipe must not keep runx); then
- * closes everything.  Never fails.
+ * reader as a blocking writer would, but giving up after stall_ms
+ * milliseconds in which the destination accepted nothing (the supervisor
+ * passes RUNX_RELAY_STALL_MS after a normal exit, 0 after a stop, so that
+ * a reader that never reads cannot hold runx past its deadline), or after
+ * RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that still
+ * holds and fills the pipe must not keep runx); then closes everything.
+ * Never fails.
  */
-void runx_relay_finish(struct runx_relay *r);
+void runx_relay_finish(struct runx_relay *r, int stall_ms);
 
 #endif

@@ -45,6 +45,7 @@ struct supervisor {
 	bool timed_out;
 	bool count; /* count the processes each signal reaches */
 	bool told_unknown; /* the census failure was reported */
+	bool phase_was_stop; /* a deadline or stop signal began a stop */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope (UNKNOWN counts as alive) */
@@ -426,6 +427,7 @@ static void begin_stop(struct supervisor *s, int sig, bool first_sent,
 		       const char *why)
 {
 	s->phase = STOPPING;
+	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
 	if (!first_sent && sig != 0)
 		send_to_scope(s, sig, why);
 	else if (sig == 0)
@@ -720,8 +722,10 @@ static void conclude(struct supervisor *s)
 	struct runx_result *res = s->res;
 
 	close_watches(s);
+	/* after a stop, a reader that does not read gets no more time */
 	if (s->relay != NULL)
-		runx_relay_finish(s->relay);
+		runx_relay_finish(s->relay, s->phase_was_stop ? 0
+							      : RUNX_RELAY_STALL_MS);
 	res->end_ns = runx_now_ns();
 	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))

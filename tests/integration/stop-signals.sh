@@ -1,0 +1,189 @@
+#!/bin/bash
+# Signals as a shell and a container runtime expect (runx(1), STOPPING and
+# EXIT STATUS): HUP and QUIT are only forwarded; --stop-signals chooses the
+# signals that start a stop; runx ends by the signal that killed the
+# command (a Python parent sees -N, no core file); a bash script on a
+# terminal stops at ^C; --foreground with the tree scope still reaches
+# every descendant; what hung is named in -v and the report.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+require_python3
+
+# --- HUP and QUIT are forwarded, not a stop -----------------------------------
+# The command traps the signal, writes a marker, and then finishes on its
+# own after a while: its own status, not a stop (which would end in 137
+# after the 0.5 s grace, or 129/131).
+for sig in HUP QUIT; do
+	new_marker m
+	f="$TMPD/got.$sig.$m"
+	runx_bg -k 0.5 -- sh -c "trap 'echo $sig >$f' $sig; echo >$TMPD/ready.$m; sleep 1 & wait; sleep 1; exit 7; : $m"
+	if wait_file "$TMPD/ready.$m"; then
+		kill -"$sig" "$RUNX_PID"
+		wait_pid_exit "$RUNX_PID" 20
+		assert_eq "$sig to runx: the command finishes with its own status 7" 7 "$WAIT_STATUS"
+		assert_eq "$sig to runx: it reached the command's trap" "$sig" "$(cat "$f" 2>/dev/null)"
+	else
+		kill -KILL "$RUNX_PID"
+		not_ok "$sig to runx: the command finishes with its own status 7" "command never ready"
+	fi
+	assert_dead "$sig to runx: nothing left" "$m"
+done
+
+# --- --stop-signals -----------------------------------------------------------
+new_marker m
+runx_bg --stop-signals=HUP,TERM,INT -k 0.5 -- sh -c "trap '' HUP; echo >$TMPD/ready.$m; sleep $m; :"
+if wait_file "$TMPD/ready.$m"; then
+	kill -HUP "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 20
+	assert_eq "--stop-signals=HUP,TERM,INT: HUP is a stop (HUP ignored: SIGKILL after the grace, 137)" \
+		137 "$WAIT_STATUS"
+else
+	kill -KILL "$RUNX_PID"
+	not_ok "--stop-signals=HUP,TERM,INT: HUP is a stop" "command never ready"
+fi
+assert_dead "--stop-signals=HUP,TERM,INT: nothing left" "$m"
+
+# INT is no longer a stop when the list leaves it out: forwarded only.
+new_marker m
+runx_bg --stop-signals=TERM -k 0.5 -- sh -c "trap 'echo INT >$TMPD/int.$m' INT; echo >$TMPD/ready.$m; sleep 1 & wait; exit 4; : $m"
+if wait_file "$TMPD/ready.$m"; then
+	kill -INT "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 20
+	assert_eq "--stop-signals=TERM: INT only forwarded, the command's status 4" 4 "$WAIT_STATUS"
+else
+	kill -KILL "$RUNX_PID"
+	not_ok "--stop-signals=TERM: INT only forwarded" "command never ready"
+fi
+assert_dead "--stop-signals=TERM: nothing left" "$m"
+
+for bad in "" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV"; do
+	new_marker m
+	s=$(st runx --stop-signals="$bad" -- sh -c "touch $TMPD/ran.$m" 2>"$TMPD/bad.err")
+	assert_eq "--stop-signals='$bad': 125" 125 "$s"
+	assert_false "--stop-signals='$bad': nothing started" test -e "$TMPD/ran.$m"
+	assert_eq "--stop-signals='$bad': one line" 1 "$(wc -l <"$TMPD/bad.err" | tr -d ' ')"
+done
+
+# --- death by the same signal -------------------------------------------------
+# A Python parent (subprocess) sees returncode -N when runx ends by signal
+# N, as it would for the bare command; no core file appears.
+cat >"$TMPD/parent.py" <<'EOF'
+import os, subprocess, sys
+os.chdir(sys.argv[1])
+r = subprocess.run(sys.argv[2:])
+print(r.returncode)
+EOF
+mkdir "$TMPD/cwd"
+py_status() { "$PY" "$TMPD/parent.py" "$TMPD/cwd" "$RUNX" "${LAUNCH_ARGS[@]}" "$@"; }
+assert_eq "python parent: runx ends by SIGINT when the command did (-2)" -2 \
+	"$(py_status -- sh -c 'kill -INT $$')"
+# runx may dump core (RLIMIT_CORE unlimited), the command may not: a core
+# file in the working directory can then only be runx's.
+(
+	ulimit -c unlimited 2>/dev/null
+	py_status -- sh -c 'ulimit -c 0; kill -SEGV $$' >"$TMPD/segv"
+)
+assert_eq "python parent: runx ends by SIGSEGV when the command did (-11)" -11 "$(cat "$TMPD/segv")"
+assert_eq "python parent: no core file of runx's" "" "$(find "$TMPD/cwd" -name 'core*' 2>/dev/null)"
+assert_eq "python parent: a deadline is still 124" 124 "$(py_status -t 0.3 -- sleep 5)"
+assert_eq "python parent: a normal exit is the plain status 3" 3 "$(py_status -- sh -c 'exit 3')"
+assert_eq "python parent: exit 130 (not a signal) stays 130" 130 "$(py_status -- sh -c 'exit 130')"
+assert_eq "python parent: -p with a deadline: ends by SIGTERM (-15)" -15 "$(py_status -p -t 0.3 -- sleep 5)"
+
+# --- a bash script on a terminal stops at ^C ----------------------------------
+# bash -c 'runx -t 60 -- sleep 60; echo CONTINUED' on a pty: ^C (the
+# terminal's SIGINT to the foreground process group) must stop the script.
+cat >"$TMPD/ptyrun.py" <<'EOF'
+import os, pty, select, signal, sys, time
+runx, launch, marker = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
+script = "%s %s -t 60 -- sleep %s; echo CONTINUED" % (runx, " ".join(launch), marker)
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "-c", script])
+out = b""
+deadline = time.time() + 10
+# wait until the sleep runs, then type ^C
+while time.time() < deadline:
+    found = False
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                if marker.encode() in open("/proc/%s/cmdline" % p, "rb").read() and \
+                   open("/proc/%s/comm" % p).read().strip() == "sleep":
+                    found = True
+            except OSError:
+                pass
+    if found:
+        break
+    time.sleep(0.02)
+time.sleep(0.1)
+os.write(fd, b"\x03")
+end = time.time() + 10
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        out += data
+    wpid, status = os.waitpid(pid, os.WNOHANG)
+    if wpid:
+        break
+else:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    print("hung")
+    sys.exit(0)
+print("continued" if b"CONTINUED" in out else "stopped")
+EOF
+new_marker m
+assert_eq "bash script on a pty: ^C stops it (no CONTINUED)" stopped \
+	"$("$PY" "$TMPD/ptyrun.py" "$RUNX" "${LAUNCH_ARGS[@]}" "$m")"
+assert_dead "bash script on a pty: nothing left" "$m"
+
+# --- --foreground with the tree scope -----------------------------------------
+# The children of a --foreground command used to outlive the deadline
+# (x=$(...) then waits for them); with --kill-scope=tree they are stopped.
+new_marker m
+x=$(st guarded 20 "$RUNX" "${LAUNCH_ARGS[@]}" --foreground --kill-scope=tree -t 0.5 -k 0.5 -- \
+	sh -c "sleep $m & sleep $m")
+assert_eq "--foreground --kill-scope=tree -t 0.5: 124 (not the guard's 124 after 20 s: see dead)" 124 "$x"
+assert_dead "--foreground --kill-scope=tree: the background sleep is gone" "$m"
+
+# --- what hung is named -----------------------------------------------------------
+# The leftover's marker appears only in its own argv (it gets it through
+# a variable the command line of runx and sh does not hold literally).
+new_marker m
+x=$(M=$m st "$RUNX" "${LAUNCH_ARGS[@]}" -v --report="$TMPD/hung.json" -t 0.3 -k 0.3 -- \
+	sh -c 'trap "" TERM; sleep "$M" & exec sleep "$M"' 2>"$TMPD/hung.err")
+assert_eq "named: 124" 124 "$x"
+assert_match "named: -v names the leftover at the deadline (pid, age, argv)" \
+	"runx: alive at the deadline: pid [0-9]+, age [0-9.]+s: sleep ${m//./\\.}" "$(cat "$TMPD/hung.err")"
+assert_match "named: -v names it after the grace period" \
+	"runx: alive after the grace period: pid [0-9]+, age [0-9.]+s: sleep ${m//./\\.}" "$(cat "$TMPD/hung.err")"
+assert_eq "named: the report lists both sleeps at the deadline, with their argv" \
+	"2 [['sleep', '$m'], ['sleep', '$m']] ok" \
+	"$("$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["alive_at_deadline"]
+ages = all(isinstance(p["age"], float) and p["age"] >= 0 and isinstance(p["pid"], int) for p in d["processes"])
+print(d["count"], sorted(p["argv"] for p in d["processes"]), "ok" if ages else "bad")' "$TMPD/hung.json")"
+assert_eq "named: the report lists them after the grace period" 2 \
+	"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["alive_after_grace"]["count"])' "$TMPD/hung.json")"
+assert_dead "named: nothing left" "$m"
+
+# More than 20: the rest is counted.
+new_marker m
+M=$m "$RUNX" "${LAUNCH_ARGS[@]}" -v -t 0.5 -k 0.2 -- \
+	sh -c 'trap "" TERM; i=0; while [ $i -lt 25 ]; do sleep "$M" & i=$((i+1)); done; wait' 2>"$TMPD/many.err" >/dev/null
+assert_eq "named: at most 20 named at the deadline" 20 \
+	"$(grep -c "^runx: alive at the deadline: pid" "$TMPD/many.err")"
+assert_match "named: then a count" "^runx: alive at the deadline: and [0-9]+ more$" \
+	"$(grep "at the deadline: and" "$TMPD/many.err")"
+assert_dead "named: 25 sleeps: nothing left" "$m"
+
+done_testing
