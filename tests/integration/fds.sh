@@ -10,7 +10,7 @@
 # Loops over the backends itself: run once.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
-require_python3
+require_python3 "(the test harness)"
 
 cgroup_ok=no
 [ "$("$RUNX" -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes

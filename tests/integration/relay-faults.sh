@@ -6,7 +6,7 @@
 # guard's "hung" means runx blocked on the reader.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
-require_python3
+require_python3 "(the test harness)"
 
 # The harness: python3 gives runx a stdout (and stderr) nobody reads, runs
 # it with a hang guard and prints runx's status, or "hung".

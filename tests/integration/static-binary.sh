@@ -18,8 +18,7 @@ static-*) ;;
 		"$(LC_ALL=C readelf -dW "$RUNX" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ' | sed 's/ $//')"
 	assert_eq "dynamic runx: it runs a command: its status 7" 7 \
 		"$(st runx -- sh -c 'exit 7')"
-	done_testing
-	exit 0
+	done_testing # exits
 	;;
 esac
 

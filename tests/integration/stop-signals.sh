@@ -7,7 +7,7 @@
 # every descendant; what hung is named in -v and the report.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
-require_python3
+require_python3 "(the test harness)"
 
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
