@@ -4,6 +4,7 @@
 #include "scope.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,16 @@ void runx_scope_child_reaped(struct runx_scope *s)
 int runx_scope_signal(struct runx_scope *s, int sig, bool count)
 {
 	return s->ops->signal(s, sig, count);
+}
+
+int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	if (s->ops->stop_signal != NULL)
+		return s->ops->stop_signal(s, sig, count);
+	int r = s->ops->signal(s, sig, count);
+	if (r >= 0)
+		s->ops->signal(s, SIGCONT, false);
+	return r;
 }
 
 int runx_scope_newcomers(struct runx_scope *s, int sig)

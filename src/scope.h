@@ -39,6 +39,9 @@ struct runx_census {
 	pid_t *pids; /* room for the first maxpids live members, or NULL */
 	int maxpids;
 	int npids;
+	bool want_count; /* count every member; else ALIVE may mean "some"
+			  * (count 1), which a scope can often tell
+			  * without a /proc walk */
 };
 
 /* Where the command must start: the job cgroup's fds, or -1. */
@@ -78,6 +81,9 @@ struct runx_scope_ops {
 	int (*prepare)(struct runx_scope *s, char *err, size_t errsize);
 	/* Sends sig to every live member; processes reached, or -errno. */
 	int (*signal)(struct runx_scope *s, int sig, bool count);
+	/* The first signal of a stop and SIGCONT in one pass (NULL: two
+	 * calls of signal); processes reached, or -errno. */
+	int (*stop_signal)(struct runx_scope *s, int sig, bool count);
 	/* Signals members no signal reached yet (NULL: none can appear). */
 	int (*newcomers)(struct runx_scope *s, int sig);
 	/* Counts the live members into *c. */
@@ -148,6 +154,13 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count);
  * cannot be missed (the group: kill(2) of -pgid reaches every member).
  */
 int runx_scope_newcomers(struct runx_scope *s, int sig);
+
+/*
+ * The first signal of a stop: sig, then SIGCONT (so that a stopped process
+ * can act on it), to every live process of the scope, in one pass where
+ * the scope can.  Returns the number reached, or -errno.
+ */
+int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count);
 
 /* SIGKILLs every process of the scope; reached, or -errno. */
 int runx_scope_kill(struct runx_scope *s);

@@ -101,6 +101,10 @@ static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 		runx_census_unknown(c, populated);
 		return;
 	}
+	if (!c->want_count && c->pids == NULL) {
+		c->count = 1; /* populated: not empty, no need to list */
+		return;
+	}
 	int count = c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(&s->cg);
 	if (count < 0)
 		runx_census_unknown(c, count);
@@ -112,11 +116,47 @@ struct cgroup_signal {
 	struct runx_scope *scope;
 	int sig;
 	bool only_new; /* skip pids in scope->reached */
+	bool frozen;   /* the subtree is frozen: a listed pid cannot be reused */
+	bool then_cont; /* follow sig with SIGCONT */
 	int reached;
 	int error;
 };
 
-/* Signals one pid of cgroup.procs through a pidfd, if still the job's. */
+/*
+ * Signals one pid of a frozen subtree with kill(2): a frozen process
+ * cannot exit, so its pid cannot be reused while the freeze lasts (only a
+ * SIGKILL from elsewhere could end it, and then kill(2) finds nothing or
+ * a process outside: ESRCH in the common case).  No fd, no /proc read.
+ */
+static int signal_frozen_pid(struct cgroup_signal *cs, pid_t pid)
+{
+	if (kill(pid, cs->sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (cs->then_cont)
+		kill(pid, SIGCONT);
+	return 1;
+}
+
+/*
+ * Signals one pid through a pidfd, if it is still the job's (the pidfd
+ * pins the process; /proc/PID/cgroup says where it is): 1, 0, -errno.
+ */
+static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
+{
+	int fd = runx_pidfd_open(pid, 0), r = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (runx_cgroup_holds(&cs->scope->cg, pid)) {
+		r = runx_pidfd_send_signal(fd, cs->sig) == 0 ? 1 : 0;
+		if (r > 0 && cs->then_cont)
+			runx_pidfd_send_signal(fd, SIGCONT);
+	}
+	close(fd);
+	return r;
+}
+
+/* Signals one pid of cgroup.procs and remembers it as reached. */
 static int signal_cgroup_pid(pid_t pid, void *arg)
 {
 	struct cgroup_signal *cs = arg;
@@ -124,30 +164,24 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 
 	if (cs->only_new && runx_pidset_has(&cs->scope->reached, &id))
 		return 0;
-	int fd = runx_pidfd_open(pid, 0);
-	if (fd < 0) {
-		if (errno != ESRCH && cs->error == 0)
-			cs->error = -errno;
-		return 0;
-	}
-	/* The pidfd pins the process; check it is still the job's. */
-	if (runx_cgroup_holds(&cs->scope->cg, pid) &&
-	    runx_pidfd_send_signal(fd, cs->sig) == 0) {
+	int one = cs->frozen ? signal_frozen_pid(cs, pid)
+			     : signal_pinned_pid(cs, pid);
+	if (one < 0 && cs->error == 0)
+		cs->error = one;
+	if (one > 0) {
 		cs->reached++;
 		if (runx_pidset_add(&cs->scope->reached, &id) < 0 &&
 		    cs->error == 0)
 			cs->error = -ENOMEM;
-		if (cs->only_new && cs->sig != SIGCONT)
-			runx_pidfd_send_signal(fd, SIGCONT);
 	}
-	close(fd);
 	return 0;
 }
 
 /* Signals every pid of the subtree (only_new: those not reached yet). */
-static int signal_each(struct runx_scope *s, int sig, bool only_new)
+static int signal_each(struct runx_scope *s, int sig, bool only_new,
+		       bool frozen, bool then_cont)
 {
-	struct cgroup_signal cs = {s, sig, only_new, 0, 0};
+	struct cgroup_signal cs = {s, sig, only_new, frozen, then_cont, 0, 0};
 	int r = runx_cgroup_each_pid(&s->cg, signal_cgroup_pid, &cs);
 
 	if (r == 0)
@@ -175,9 +209,21 @@ static int cgroup_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, count);
-	/* a freeze that times out (a task in D state) still holds most */
-	runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS);
-	int r = signal_each(s, sig, false);
+	/* a freeze that times out (a task in D state) still holds most, but
+	 * then each pid is checked through a pidfd */
+	bool frozen = runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS) == 0;
+	int r = signal_each(s, sig, false, frozen, false);
+	runx_cgroup_freeze(&s->cg, false, 0);
+	return r;
+}
+
+/* The first signal and SIGCONT to every process, in one frozen pass. */
+static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	if (sig == SIGKILL)
+		return cgroup_kill_counted(s, count);
+	bool frozen = runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS) == 0;
+	int r = signal_each(s, sig, false, frozen, sig != SIGCONT);
 	runx_cgroup_freeze(&s->cg, false, 0);
 	return r;
 }
@@ -187,7 +233,7 @@ static int cgroup_newcomers(struct runx_scope *s, int sig)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, false);
-	return signal_each(s, sig, true);
+	return signal_each(s, sig, true, false, sig != SIGCONT);
 }
 
 /* SIGKILL to the whole subtree: the cgroup.kill fd opened in advance. */
@@ -225,6 +271,7 @@ const struct runx_scope_ops runx_scope_cgroup_ops = {
 	.kind = RUNX_SCOPE_CGROUP,
 	.prepare = cgroup_prepare,
 	.signal = cgroup_signal,
+	.stop_signal = cgroup_stop_signal,
 	.newcomers = cgroup_newcomers,
 	.census = cgroup_census,
 	.kill = cgroup_kill,

@@ -155,7 +155,12 @@ static int tree_prepare(struct runx_scope *s, char *err, size_t errsize)
 	return 0;
 }
 
-/* Counts the live descendants; a walk that fails counts as UNKNOWN. */
+/*
+ * Counts the live descendants; a walk that fails counts as UNKNOWN.  Only
+ * a count needs the walk: after reaping, the tree is empty exactly when
+ * runx has no child left (a descendant's parent chain up to runx is alive,
+ * or it was re-parented to runx), which waitid(2) tells without an fd.
+ */
 static void tree_census(struct runx_scope *s, struct runx_census *c)
 {
 	struct proc_list tree;
@@ -163,6 +168,10 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 	(void)s;
 	if (!has_children())
 		return;
+	if (!c->want_count && c->pids == NULL) {
+		c->count = 1;
+		return;
+	}
 	int r = list_tree(&tree);
 	if (r < 0) {
 		runx_census_unknown(c, r);
@@ -183,7 +192,8 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
  * may differ, since an orphan re-parents to runx meanwhile).  Returns 1
  * if signalled, 0 if it is gone or another process has its pid, -errno.
  */
-static int signal_listed(const struct runx_proc_stat *p, int sig)
+static int signal_listed(const struct runx_proc_stat *p, int sig,
+			 bool also_cont)
 {
 	struct runx_proc_stat now;
 	int fd = runx_pidfd_open(p->pid, 0);
@@ -195,6 +205,8 @@ static int signal_listed(const struct runx_proc_stat *p, int sig)
 		r = -ESRCH;
 	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
 		r = -errno;
+	if (r == 0 && also_cont)
+		runx_pidfd_send_signal(fd, SIGCONT);
 	close(fd);
 	if (r == -ENOENT || r == -ESRCH)
 		return 0;
@@ -227,9 +239,7 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 			error = error ? error : -ENOMEM;
 		if (runx_proc_is_dead(p))
 			continue; /* a zombie takes no signal */
-		int one = signal_listed(p, sig);
-		if (one > 0 && also_cont)
-			signal_listed(p, SIGCONT);
+		int one = signal_listed(p, sig, also_cont);
 		if (one < 0 && error == 0)
 			error = one;
 		reached += one > 0;
@@ -289,6 +299,21 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
+/* The first signal and SIGCONT to every descendant, in one sweep. */
+static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	struct runx_pidset now = {NULL, 0, 0};
+
+	(void)count;
+	if (!has_children())
+		return 0;
+	int r = sweep(&now, &s->reached, sig, sig != SIGCONT && sig != SIGKILL);
+	runx_pidset_free(&now);
+	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
+		runx_scope_signal_child(s, SIGCONT); /* needs no new fd */
+	return r;
+}
+
 /* Signals (and continues) the descendants no earlier signal reached. */
 static int tree_newcomers(struct runx_scope *s, int sig)
 {
@@ -323,6 +348,7 @@ const struct runx_scope_ops runx_scope_tree_ops = {
 	.kind = RUNX_SCOPE_TREE,
 	.prepare = tree_prepare,
 	.signal = tree_signal,
+	.stop_signal = tree_stop_signal,
 	.newcomers = tree_newcomers,
 	.census = tree_census,
 	.kill = tree_kill,

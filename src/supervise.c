@@ -221,13 +221,11 @@ static void tell_sent(struct supervisor *s, const char *why, int sig,
 		     reached == 1 ? "" : "es");
 }
 
-/* Sends sig to the whole scope, saying so with -v. */
-static void send_to_scope(struct supervisor *s, int sig, const char *why)
+/* Records and says (-v) that sig reached processes, or what failed. */
+static void sent(struct supervisor *s, int sig, int reached, const char *why)
 {
 	char name[32], where[PATH_MAX + 32];
 
-	close_watches(s);
-	int reached = runx_scope_signal(s->scope, sig, s->count);
 	if (reached < 0) {
 		runx_error("cannot send %s to %s: %s",
 			   signame(sig, name, sizeof(name)),
@@ -240,14 +238,34 @@ static void send_to_scope(struct supervisor *s, int sig, const char *why)
 	tell_sent(s, why, sig, reached);
 }
 
+/* Sends sig to the whole scope, saying so with -v. */
+static void send_to_scope(struct supervisor *s, int sig, const char *why)
+{
+	close_watches(s);
+	sent(s, sig, runx_scope_signal(s->scope, sig, s->count), why);
+}
+
+/* The first signal of a stop and SIGCONT, in one pass where the scope can. */
+static void send_stop_signal(struct supervisor *s, int sig, const char *why)
+{
+	close_watches(s);
+	int reached = runx_scope_stop_signal(s->scope, sig, s->count);
+	sent(s, sig, reached, why);
+	if (reached >= 0)
+		sent(s, SIGCONT, reached, "sending");
+}
+
 /*
- * Re-counts the scope and renews the pidfds that wake runx as it empties.
+ * Re-counts the scope and renews the pidfds that wake runx as it empties;
+ * counting: the number matters (-v, --report), else "some" will do.
  * A census that cannot look (out of fds, /proc unreadable) counts as
  * alive: runx never takes "could not see" for "gone".
  */
-static int census(struct supervisor *s)
+static int census(struct supervisor *s, bool counting)
 {
-	struct runx_census c = {.watch = s->watch, .max = RUNX_MAX_WATCH};
+	struct runx_census c = {.watch = s->watch,
+				.max = RUNX_MAX_WATCH,
+				.want_count = counting && s->count};
 
 	close_watches(s);
 	runx_scope_census(s->scope, &c);
@@ -341,7 +359,7 @@ static void arm_recheck(struct supervisor *s)
 static void escalate(struct supervisor *s)
 {
 	char dur[32];
-	int alive = census(s);
+	int alive = census(s, true);
 
 	s->phase = KILLING;
 	s->res->killed = alive;
@@ -368,7 +386,7 @@ static void escalate(struct supervisor *s)
 static void give_up(struct supervisor *s)
 {
 	char where[PATH_MAX + 32];
-	int alive = census(s);
+	int alive = census(s, true);
 
 	if (alive == 0 && s->exited)
 		return; /* the loop sees the empty scope */
@@ -411,30 +429,29 @@ static void on_recheck(struct supervisor *s)
 			record_signal(s, sig, n);
 			tell_sent(s, "sending to newcomers", sig, n);
 		}
-	} else if (s->phase == KILLING && census(s) > 0) {
+	} else if (s->phase == KILLING && census(s, false) > 0) {
 		close_watches(s);
 		runx_scope_kill(s->scope);
 	}
 }
 
 /*
- * Starts a stop.  first_sent: the first signal already went out (a stop
- * signal runx received was forwarded and serves as the first signal, as
- * GNU timeout does, so a graceful handler of SIGINT does not get a SIGTERM
- * on top of it).
+ * Starts a stop with first signal sig: the -s signal, or the stop signal
+ * runx received, which is forwarded as the first signal (as GNU timeout
+ * does, so that a graceful handler of SIGINT does not get a SIGTERM on top
+ * of it).
  */
-static void begin_stop(struct supervisor *s, int sig, bool first_sent,
-		       const char *why)
+static void begin_stop(struct supervisor *s, int sig, const char *why)
 {
 	s->phase = STOPPING;
 	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
-	if (!first_sent && sig != 0)
-		send_to_scope(s, sig, why);
-	else if (sig == 0)
-		runx_verbose("%s: first signal is 0, nothing sent", why);
 	/* A stopped process cannot act on the first signal until continued. */
 	if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
-		send_to_scope(s, SIGCONT, "sending");
+		send_stop_signal(s, sig, why);
+	else if (sig != 0)
+		send_to_scope(s, sig, why);
+	else
+		runx_verbose("%s: first signal is 0, nothing sent", why);
 	if (s->opts->grace_ns == 0 || sig == SIGKILL) {
 		escalate(s);
 		return;
@@ -499,14 +516,16 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	runx_verbose("received %s", signame(sig, name, sizeof(name)));
 	if (s->phase == DONE)
 		return;
-	send_to_scope(s, sig, "forwarding");
-	if (!is_stop_signal(s, sig))
-		return;
-	if (s->phase == RUNNING || s->phase == WAITING) {
+	bool stop = is_stop_signal(s, sig);
+	if (stop && (s->phase == RUNNING || s->phase == WAITING)) {
+		/* forwarded as the first signal of the stop, with SIGCONT */
 		s->res->reason = RUNX_END_RUNX_SIGNALED;
 		s->res->runx_signal = sig;
-		begin_stop(s, sig, true, "stopping");
-	} else if (s->phase == STOPPING) {
+		begin_stop(s, sig, "forwarding");
+		return;
+	}
+	send_to_scope(s, sig, "forwarding");
+	if (stop && s->phase == STOPPING) {
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */
 		runx_verbose("%s during the stop: ending the grace period",
 			     signame(sig, name, sizeof(name)));
@@ -532,7 +551,7 @@ static void on_command_exit(struct supervisor *s)
 		s->phase = DONE;
 		return;
 	}
-	int left = census(s);
+	int left = census(s, true);
 	s->res->leftovers = left;
 	if (left == 0) {
 		s->phase = DONE;
@@ -548,7 +567,7 @@ static void on_command_exit(struct supervisor *s)
 	runx_verbose("stopping %d leftover process%s in %s", left,
 		     left == 1 ? "" : "es",
 		     scope_text(s, where, sizeof(where)));
-	begin_stop(s, s->opts->first_signal, false, "sending");
+	begin_stop(s, s->opts->first_signal, "sending");
 }
 
 /* The deadline fired: a stop, unless one is under way. */
@@ -564,7 +583,7 @@ static void on_deadline(struct supervisor *s)
 		     runx_duration_format(s->opts->timeout_ns, dur,
 					  sizeof(dur)));
 	name_alive(s, &s->res->at_deadline, "at the deadline");
-	begin_stop(s, s->opts->first_signal, false, "sending");
+	begin_stop(s, s->opts->first_signal, "sending");
 }
 
 /*
@@ -588,7 +607,7 @@ static void on_idle_timer(struct supervisor *s)
 	runx_verbose("idle deadline reached: no output for %s",
 		     runx_duration_format(s->opts->idle_timeout_ns, dur,
 					  sizeof(dur)));
-	begin_stop(s, s->opts->first_signal, false, "sending");
+	begin_stop(s, s->opts->first_signal, "sending");
 }
 
 /* What one poll(2) round woke up for. */
@@ -672,7 +691,7 @@ static int supervise_loop(struct supervisor *s)
 			on_recheck(s);
 		/* while the command lives its pidfd wakes runx: no census */
 		if (s->phase != RUNNING && s->phase != DONE && s->exited &&
-		    census(s) == 0)
+		    census(s, false) == 0)
 			s->phase = DONE;
 	}
 	return 0;
@@ -692,7 +711,7 @@ static void kill_without_poll(struct supervisor *s)
 		close_watches(s);
 		runx_scope_kill(s->scope);
 		reap(s);
-		if (s->exited && census(s) == 0)
+		if (s->exited && census(s, false) == 0)
 			return;
 		nanosleep(&tick, NULL);
 	}
@@ -758,7 +777,7 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 		 * runx cannot keep: take the command down now */
 		runx_error("cannot arm the deadline: %s", strerror(-r));
 		note_error(&s, r);
-		begin_stop(&s, SIGKILL, false, "sending");
+		begin_stop(&s, SIGKILL, "sending");
 	}
 	r = supervise_loop(&s);
 	if (r < 0) {
