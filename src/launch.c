@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pidns.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
@@ -277,7 +278,7 @@ static void spawn_default_signals(sigset_t *set)
 	for (int sig = 32; sig < SIGRTMIN; sig++)
 		if (!raw_signal_ignored(sig))
 			((unsigned long *)set)[(sig - 1) / bits] |=
-				1UL << ((sig - 1) % bits);
+			    1UL << ((sig - 1) % bits);
 }
 
 /*
@@ -394,7 +395,8 @@ static int launch_spawned(const struct runx_launch_request *req,
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	if (!spawned || r == EAGAIN || r == ENOMEM)
-		return -r; /* runx could not set it up, or is out of resources */
+		return -r; /* runx could not set it up, or is out of resources
+			    */
 	if (r != 0) {
 		out->exec_errno = r; /* glibc already reaped the failed child */
 		return 0;
@@ -411,6 +413,10 @@ int runx_launch(const struct runx_launch_request *req,
 	out->pid = 0;
 	out->pidfd = -1;
 	out->exec_errno = 0;
+	out->ns_pid = 0;
+	out->why[0] = '\0';
+	if (req->pidns)
+		return runx_pidns_launch(req, out);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		fallback_max_fd = (long)rl.rlim_cur;
 	switch (req->backend) {

@@ -40,9 +40,10 @@ struct supervisor {
 	int64_t last_output_ns;
 	int pidfd;
 	bool exited;
+	bool ended_in_scope; /* pidns: the command ended, its init runs on */
 	enum phase phase;
 	bool timed_out;
-	bool count; /* count the processes each signal reaches */
+	bool count;	   /* count the processes each signal reaches */
 	bool told_unknown; /* the census failure was reported */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
@@ -54,8 +55,8 @@ struct supervisor {
 /* The signals runx forwards (and SIGCHLD, to reap). */
 static void handled_signals(sigset_t *set)
 {
-	static const int forwarded[] = {SIGHUP,  SIGINT,  SIGQUIT,
-					SIGTERM, SIGUSR1, SIGUSR2,
+	static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT,
+					SIGTERM, SIGUSR1,  SIGUSR2,
 					SIGALRM, SIGWINCH, SIGCONT};
 
 	sigemptyset(set);
@@ -257,7 +258,8 @@ static int census(struct supervisor *s)
 			   strerror(-c.error));
 		s->told_unknown = true;
 	}
-	s->live = c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
+	s->live =
+	    c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
 	return s->live;
 }
 
@@ -282,8 +284,7 @@ static void escalate(struct supervisor *s)
 		return;
 	runx_verbose("%d process%s still alive after the %s grace period",
 		     alive, alive == 1 ? "" : "es",
-		     runx_duration_format(s->opts->grace_ns, dur,
-					  sizeof(dur)));
+		     runx_duration_format(s->opts->grace_ns, dur, sizeof(dur)));
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
 	/* the grace timer is free now: it bounds the wait after SIGKILL */
@@ -389,7 +390,22 @@ static void tell_reaped(pid_t pid, int status)
 			     signame(WTERMSIG(status), name, sizeof(name)));
 }
 
-/* Reaps the command and, as subreaper or PID 1, every orphan. */
+/* Records how the command ended. */
+static void command_ended(struct supervisor *s, int status,
+			  const struct rusage *ru)
+{
+	s->exited = true;
+	s->res->wait_status = status;
+	s->res->rusage = *ru;
+	tell_reaped(s->res->pid, status);
+}
+
+/*
+ * Reaps the command and, as subreaper or PID 1, every orphan.  With pidns
+ * the direct child is the namespace's init: the scope gives the command's
+ * status, when the init is reaped or, if leftovers keep the init alive,
+ * as soon as the command ended (runx_scope_command_ended()).
+ */
 static void reap(struct supervisor *s)
 {
 	struct rusage ru;
@@ -399,11 +415,13 @@ static void reap(struct supervisor *s)
 	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
 		if (pid != s->res->pid)
 			continue;
-		s->exited = true;
-		s->res->wait_status = status;
-		s->res->rusage = ru;
-		runx_scope_child_reaped(s->scope);
-		tell_reaped(pid, status);
+		runx_scope_child_reaped(s->scope, &status, &ru);
+		if (!s->ended_in_scope)
+			command_ended(s, status, &ru);
+	}
+	if (!s->exited && runx_scope_command_ended(s->scope, &status, &ru)) {
+		s->ended_in_scope = true;
+		command_ended(s, status, &ru);
 	}
 }
 
@@ -422,9 +440,10 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * SIGINT), so runx neither repeats it nor starts a stop.
 	 */
 	if (s->opts->foreground && si->ssi_code == SI_KERNEL) {
-		runx_verbose("received %s from the terminal; the command got it "
-			     "too",
-			     signame(sig, name, sizeof(name)));
+		runx_verbose(
+		    "received %s from the terminal; the command got it "
+		    "too",
+		    signame(sig, name, sizeof(name)));
 		return;
 	}
 	runx_verbose("received %s", signame(sig, name, sizeof(name)));
@@ -491,9 +510,9 @@ static void on_deadline(struct supervisor *s)
 		return;
 	s->timed_out = true;
 	s->res->reason = RUNX_END_TIMEOUT;
-	runx_verbose("deadline of %s reached",
-		     runx_duration_format(s->opts->timeout_ns, dur,
-					  sizeof(dur)));
+	runx_verbose(
+	    "deadline of %s reached",
+	    runx_duration_format(s->opts->timeout_ns, dur, sizeof(dur)));
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 
@@ -515,15 +534,15 @@ static void on_idle_timer(struct supervisor *s)
 	}
 	s->timed_out = true;
 	s->res->reason = RUNX_END_IDLE_TIMEOUT;
-	runx_verbose("idle deadline reached: no output for %s",
-		     runx_duration_format(s->opts->idle_timeout_ns, dur,
-					  sizeof(dur)));
+	runx_verbose(
+	    "idle deadline reached: no output for %s",
+	    runx_duration_format(s->opts->idle_timeout_ns, dur, sizeof(dur)));
 	begin_stop(s, s->opts->first_signal, false, "sending");
 }
 
 /* What one poll(2) round woke up for. */
 struct events {
-	bool signals, child, deadline, grace, recheck, idle;
+	bool signals, child, deadline, grace, recheck, idle, command;
 };
 
 /* Fills p with the fds of this round; returns how many, *relay_at set. */
@@ -536,14 +555,17 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 	p[n++] = (struct pollfd){.fd = f->sigfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->deadline_fd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->grace_fd, .events = POLLIN};
-	p[n++] = (struct pollfd){.fd = s->exited ? -1 : s->pidfd,
-				 .events = POLLIN};
+	p[n++] =
+	    (struct pollfd){.fd = s->exited ? -1 : s->pidfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->recheck_fd, .events = POLLIN};
 	/* cgroup.events: only POLLPRI, its POLLIN is always set (kernfs) */
 	p[n++] = (struct pollfd){
-		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
-		.events = POLLPRI};
+	    .fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
+	    .events = POLLPRI};
 	p[n++] = (struct pollfd){.fd = f->idle_fd, .events = POLLIN};
+	p[n++] = (struct pollfd){
+	    .fd = s->exited ? -1 : runx_scope_command_fd(s->scope),
+	    .events = POLLIN};
 	*relay_at = n;
 	*nrelay = s->relay != NULL ? runx_relay_poll_fds(s->relay, &p[n]) : 0;
 	n += *nrelay;
@@ -558,7 +580,7 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 static int wait_events(struct supervisor *s, struct events *ev)
 {
 	const struct runx_supervisor *f = s->fds;
-	struct pollfd p[9 + RUNX_MAX_WATCH];
+	struct pollfd p[10 + RUNX_MAX_WATCH];
 	int relay_at, nrelay, n = poll_set(s, p, &relay_at, &nrelay);
 
 	if (poll(p, (nfds_t)n, -1) < 0)
@@ -569,6 +591,7 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->grace = timer_fired(f->grace_fd, &p[2]);
 	ev->recheck = timer_fired(f->recheck_fd, &p[4]);
 	ev->idle = timer_fired(f->idle_fd, &p[6]);
+	ev->command = p[7].revents != 0;
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
 	return 0;
@@ -578,7 +601,8 @@ static int wait_events(struct supervisor *s, struct events *ev)
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		struct events ev = {false, false, false, false, false, false};
+		struct events ev = {false, false, false, false,
+				    false, false, false};
 		int r = wait_events(s, &ev);
 
 		if (r < 0)
@@ -586,7 +610,7 @@ static int supervise_loop(struct supervisor *s)
 		/* a relay round touches neither: no system calls for them */
 		if (ev.signals)
 			drain_signals(s);
-		if (ev.signals || ev.child)
+		if (ev.signals || ev.child || ev.command)
 			reap(s); /* every child's death also queues SIGCHLD */
 		if (s->exited && s->phase == RUNNING)
 			on_command_exit(s);
@@ -666,16 +690,16 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 		   struct runx_relay *relay, struct runx_result *res)
 {
 	struct supervisor s = {
-		.opts = plan->opts,
-		.fds = sup,
-		.scope = scope,
-		.res = res,
-		.relay = relay,
-		.last_output_ns = res->start_ns,
-		.pidfd = pidfd,
-		.phase = RUNNING,
-		/* counts are read only by -v and --report */
-		.count = plan->opts->verbose || plan->opts->report_path != NULL,
+	    .opts = plan->opts,
+	    .fds = sup,
+	    .scope = scope,
+	    .res = res,
+	    .relay = relay,
+	    .last_output_ns = res->start_ns,
+	    .pidfd = pidfd,
+	    .phase = RUNNING,
+	    /* counts are read only by -v and --report */
+	    .count = plan->opts->verbose || plan->opts->report_path != NULL,
 	};
 
 	res->reason = RUNX_END_EXITED;
