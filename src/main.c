@@ -57,7 +57,7 @@ struct job {
 
 /* Records a runx failure: message on stderr and in the report; 125. */
 static int fail(struct job *job, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 static int fail(struct job *job, const char *fmt, ...)
 {
@@ -119,13 +119,12 @@ static int acquire(struct job *job)
 	if ((r = runx_supervisor_open(&job->sup)) < 0)
 		return fail(job, "cannot set up the supervisor: %s",
 			    strerror(-r));
-	if (runx_scope_prepare(&job->scope, job->plan.scope, err, sizeof(err)) <
-	    0)
+	if (runx_scope_prepare(&job->scope, job->plan.scope, err,
+			       sizeof(err)) < 0)
 		return fail(job, "%s", err);
 	if ((r = check_fd_headroom()) < 0)
-		return fail(job,
-			    "not enough file descriptors left to start "
-			    "and stop the command: %s",
+		return fail(job, "not enough file descriptors left to start "
+				 "and stop the command: %s",
 			    strerror(-r));
 	return 0;
 }
@@ -138,9 +137,9 @@ static void tell_plan(struct job *job)
 	if (job->plan.auto_note[0] != '\0')
 		runx_verbose("%s", job->plan.auto_note);
 	else if (job->opts->scope == RUNX_SCOPE_AUTO)
-		runx_verbose(
-		    "auto scope: using %s",
-		    runx_scope_describe(&job->scope, where, sizeof(where)));
+		runx_verbose("auto scope: using %s",
+			     runx_scope_describe(&job->scope, where,
+						 sizeof(where)));
 	if (job->plan.backend_note != NULL)
 		runx_verbose("%s", job->plan.backend_note);
 }
@@ -168,20 +167,20 @@ static int start(struct job *job)
 {
 	struct runx_placement at = runx_scope_placement(&job->scope);
 	const struct runx_launch_request req = {
-	    .backend = job->plan.backend,
-	    .path = job->plan.path,
-	    .argv = job->opts->command,
-	    .envp = environ,
-	    .new_session = job->plan.new_session,
-	    .parent = getpid(),
-	    .stdio = &job->stdio,
-	    .close_fds = job->opts->close_fds,
-	    .child_mask = job->orig_mask,
-	    .cgroup_fd = at.cgroup_fd,
-	    .cgroup_procs_fd = at.cgroup_procs_fd,
-	    .pidns = at.pidns,
-	    .pidns_new_user = at.pidns_new_user,
-	    .pidns_status_fd = at.pidns_status_fd,
+		.backend = job->plan.backend,
+		.path = job->plan.path,
+		.argv = job->opts->command,
+		.envp = environ,
+		.new_session = job->plan.new_session,
+		.parent = getpid(),
+		.stdio = &job->stdio,
+		.close_fds = job->opts->close_fds,
+		.child_mask = job->orig_mask,
+		.cgroup_fd = at.cgroup_fd,
+		.cgroup_procs_fd = at.cgroup_procs_fd,
+		.pidns = at.pidns,
+		.pidns_new_user = at.pidns_new_user,
+		.pidns_status_fd = at.pidns_status_fd,
 	};
 
 	job->result.start_ns = runx_now_ns();
@@ -222,9 +221,9 @@ static int start(struct job *job)
 static int supervise(struct job *job)
 {
 	struct runx_result *res = &job->result;
-	int r =
-	    runx_supervise(&job->sup, &job->plan, &job->scope, job->child.pidfd,
-			   job->relaying ? &job->relay : NULL, res);
+	int r = runx_supervise(&job->sup, &job->plan, &job->scope,
+			       job->child.pidfd,
+			       job->relaying ? &job->relay : NULL, res);
 
 	if (r < 0)
 		snprintf(res->error, sizeof(res->error),
@@ -321,8 +320,7 @@ int main(int argc, char **argv)
 	sigset_t orig_mask;
 	char err[512];
 
-	/* Before anything else, so no signal can act before the child exists.
-	 */
+	/* Before anything else, so no signal can act before the child exists. */
 	if (runx_signals_block(&orig_mask) < 0 || runx_stdio_guard() < 0) {
 		runx_error("cannot set up signals or standard fds: %s",
 			   strerror(errno));
