@@ -36,7 +36,7 @@ struct runx_launched {
 	int pidfd;      /* owned by the caller; -1 if nothing is running */
 	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
 	pid_t ns_pid;   /* with pidns: the command's pid in the namespace */
-	char why[256];  /* with pidns: what failed, for the message, or "" */
+	char why[512];  /* with pidns: what failed, for the message, or "" */
 };
 
 /*

@@ -357,9 +357,9 @@ static const char *clone_hint(int err)
 {
 	switch (err) {
 	case EPERM:
-		return "no privilege for new namespaces here (a container "
-		       "without CAP_SYS_ADMIN, a seccomp filter, or user "
-		       "namespaces restricted by a security module)";
+		return "no privilege for them here: no CAP_SYS_ADMIN (a "
+		       "container), a seccomp filter, or a security module "
+		       "that restricts user namespaces";
 	case EINVAL:
 		return "this kernel lacks PID, mount or user namespaces";
 	case ENOSPC:
@@ -473,8 +473,8 @@ int runx_pidns_launch(const struct runx_launch_request *req,
 	close(sync[0]);
 	if (pid < 0) {
 		snprintf(out->why, sizeof(out->why),
-			 "--kill-scope=pidns: cannot make the namespaces: %s "
-			 "(%s); use --kill-scope=tree or --kill-scope=cgroup",
+			 "--kill-scope=pidns: cannot make the namespaces (%s): "
+			 "%s; use --kill-scope=tree or --kill-scope=cgroup",
 			 strerror(e), clone_hint(e));
 		return r;
 	}
