@@ -61,7 +61,8 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * "UID UID 1" / "GID GID 1" to its uid_map and gid_map, the caller's
  * effective ids; user_namespaces(7)) and CLONE_PIDFD.  The init waits until
  * that is done, sets PR_SET_PDEATHSIG SIGKILL and checks that runx did not
- * die before (the sync pipe's write end is closed then: POLLHUP), starts a
+ * die before (runx's end of their socket pair is closed then: POLLHUP),
+ * starts a
  * new session, makes every mount private (MS_REC | MS_PRIVATE), mounts a
  * new proc on /proc (mount(2)), and starts the command, which is never
  * PID 1.  req->pidns_status_fd is the status pipe's write end (the init

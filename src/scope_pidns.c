@@ -22,8 +22,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,17 +31,27 @@
 #include "scope_impl.h"
 #include "syscalls.h"
 
+/* capget(2)'s structures (<linux/capability.h>, which musl lacks). */
+struct cap_header {
+	uint32_t version; /* _LINUX_CAPABILITY_VERSION_3 */
+	int pid;
+};
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+#define CAP_VERSION_3	  0x20080522
+#define CAP_SYS_ADMIN_BIT 21 /* capabilities(7) */
+
 /* True if runx has CAP_SYS_ADMIN (capget(2)): needed without a userns. */
 static bool have_sys_admin(void)
 {
-	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct data[2];
+	struct cap_header hdr = {CAP_VERSION_3, 0};
+	struct cap_data data[2];
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return false;
-	return (data[CAP_SYS_ADMIN / 32].effective &
-		(1U << (CAP_SYS_ADMIN % 32))) != 0;
+	return (data[0].effective & (1U << CAP_SYS_ADMIN_BIT)) != 0;
 }
 
 /*
