@@ -113,6 +113,24 @@ int runx_job_acquire(struct runx_job *job)
 	return 0;
 }
 
+/* Says with -v what was started, where. */
+static void tell_started(const struct runx_job *job,
+			 const struct runx_launch_request *req)
+{
+	const char *name = job->opts->command[0];
+
+	if (req->pidns)
+		runx_verbose("started '%s' as pid %d in the pid namespace of "
+			     "init %d (pidns scope, %s launch inside%s)",
+			     name, (int)job->child.ns_pid, (int)job->child.pid,
+			     runx_launch_kind_name(req->backend),
+			     req->pidns_new_user ? ", user namespace" : "");
+	else
+		runx_verbose("started '%s' as pid %d (%s scope, %s launch)", name,
+			     (int)job->child.pid, runx_scope_name(&job->scope),
+			     runx_launch_kind_name(req->backend));
+}
+
 /* A launch that failed after its child existed: empty the scope. */
 static void abort_launch(struct runx_job *job)
 {
@@ -146,6 +164,9 @@ int runx_job_start(struct runx_job *job)
 		.child_mask = job->orig_mask,
 		.cgroup_fd = at.cgroup_fd,
 		.cgroup_procs_fd = at.cgroup_procs_fd,
+		.pidns = at.pidns,
+		.pidns_new_user = at.pidns_new_user,
+		.pidns_status_fd = at.pidns_status_fd,
 	};
 
 	job->result.start_ns = runx_now_ns();
@@ -157,6 +178,8 @@ int runx_job_start(struct runx_job *job)
 	runx_stdio_close(&job->stdio);
 	if (r < 0 && job->child.pid > 0)
 		abort_launch(job);
+	if (r < 0 && job->child.why[0] != '\0')
+		return fail(job, "%s", job->child.why);
 	if (r < 0)
 		return fail(job, "cannot start '%s' with %s: %s",
 			    job->opts->command[0],
@@ -165,10 +188,7 @@ int runx_job_start(struct runx_job *job)
 		return exec_failed(job, job->child.exec_errno);
 	job->result.pid = job->child.pid;
 	runx_scope_adopt(&job->scope, job->child.pid, job->child.pidfd);
-	runx_verbose("started '%s' as pid %d (%s scope, %s launch)",
-		     job->opts->command[0], (int)job->child.pid,
-		     runx_scope_name(&job->scope),
-		     runx_launch_kind_name(req.backend));
+	tell_started(job, &req);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pidns.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
@@ -411,6 +412,10 @@ int runx_launch(const struct runx_launch_request *req,
 	out->pid = 0;
 	out->pidfd = -1;
 	out->exec_errno = 0;
+	out->ns_pid = 0;
+	out->why[0] = '\0';
+	if (req->pidns)
+		return runx_pidns_launch(req, out);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		fallback_max_fd = (long)rl.rlim_cur;
 	switch (req->backend) {

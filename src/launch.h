@@ -25,12 +25,18 @@ struct runx_launch_request {
 	int cgroup_fd;       /* cgroup v2 directory fd to start in (clone3
 			      * CLONE_INTO_CGROUP, posix_spawn), or -1 */
 	int cgroup_procs_fd; /* its cgroup.procs (fork, vfork), or -1 */
+	bool pidns;          /* start it inside a new PID namespace, under
+			      * runx's init (pidns.h) */
+	bool pidns_new_user; /* with a new user namespace too */
+	int pidns_status_fd; /* with pidns: the status pipe's write end */
 };
 
 struct runx_launched {
 	pid_t pid;      /* 0 if nothing is running */
 	int pidfd;      /* owned by the caller; -1 if nothing is running */
 	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
+	pid_t ns_pid;   /* with pidns: the command's pid in the namespace */
+	char why[512];  /* with pidns: what failed, for the message, or "" */
 };
 
 /*
@@ -63,6 +69,9 @@ int runx_resolve_command(const char *name, char *buf, size_t size);
  * (out->exec_errno set, the child already reaped).  Returns -errno when
  * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child,
  * -ENOTSUP for a backend this build lacks); nothing is left running then.
+ *
+ * With req->pidns, out->pid and out->pidfd are the namespace's init, which
+ * starts the command with req->backend (runx_pidns_launch(), pidns.h).
  */
 int runx_launch(const struct runx_launch_request *req,
 		struct runx_launched *out);

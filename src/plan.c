@@ -62,7 +62,9 @@ static void decide_auto(struct runx_plan *plan)
 /*
  * The backend: --launch, else vfork (as cheap as posix_spawn, flat in
  * runx's memory size, and it can set PR_SET_PDEATHSIG in the child, which
- * posix_spawn cannot), else clone3 (fork without it) for the cgroup.
+ * posix_spawn cannot), else clone3 (fork without it) for the cgroup.  With
+ * pidns the backend starts the command inside the namespace, from runx's
+ * init (which pidns.c makes with clone3 itself): every backend works there.
  */
 static int decide_backend(struct runx_plan *plan, char *err, size_t errsize)
 {

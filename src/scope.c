@@ -25,6 +25,8 @@ const struct runx_scope_ops *runx_scope_ops_for(enum runx_scope_kind kind)
 		return &runx_scope_tree_ops;
 	case RUNX_SCOPE_CGROUP:
 		return &runx_scope_cgroup_ops;
+	case RUNX_SCOPE_PIDNS:
+		return &runx_scope_pidns_ops;
 	default:
 		return NULL;
 	}
@@ -37,6 +39,7 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 	s->child_pidfd = -1;
 	s->cg.dir_fd = s->cg.procs_fd = s->cg.events_fd = s->cg.kill_fd =
 		s->cg.freeze_fd = -1;
+	s->ns.status_rd = s->ns.status_wr = -1;
 	s->ops = runx_scope_ops_for(kind);
 	if (s->ops == NULL) {
 		snprintf(err, errsize, "the %s scope is not available",
@@ -52,11 +55,16 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 
 struct runx_placement runx_scope_placement(const struct runx_scope *s)
 {
-	struct runx_placement p = {-1, -1};
+	struct runx_placement p = {-1, -1, false, false, -1};
 
 	if (s->has_cgroup) {
 		p.cgroup_fd = s->cg.dir_fd;
 		p.cgroup_procs_fd = s->cg.procs_fd;
+	}
+	if (s->ops != NULL && s->ops->kind == RUNX_SCOPE_PIDNS) {
+		p.pidns = true;
+		p.pidns_new_user = s->ns.new_user;
+		p.pidns_status_fd = s->ns.status_wr;
 	}
 	return p;
 }
@@ -65,11 +73,28 @@ void runx_scope_adopt(struct runx_scope *s, pid_t child, int child_pidfd)
 {
 	s->child = child;
 	s->child_pidfd = child_pidfd;
+	if (s->ops->adopted != NULL)
+		s->ops->adopted(s);
 }
 
-void runx_scope_child_reaped(struct runx_scope *s)
+void runx_scope_child_reaped(struct runx_scope *s, int *status,
+			     struct rusage *ru)
 {
 	s->child_pidfd = -1;
+	if (s->ops->child_reaped != NULL)
+		s->ops->child_reaped(s, status, ru);
+}
+
+int runx_scope_command_fd(const struct runx_scope *s)
+{
+	return s->ops->command_fd != NULL ? s->ops->command_fd(s) : -1;
+}
+
+bool runx_scope_command_ended(struct runx_scope *s, int *status,
+			      struct rusage *ru)
+{
+	return s->ops->command_ended != NULL &&
+	       s->ops->command_ended(s, status, ru);
 }
 
 int runx_scope_signal(struct runx_scope *s, int sig, bool count)

@@ -1,7 +1,7 @@
 /*
  * The kill scope: the set of processes a stop reaches and runx waits for.
  * One interface (struct runx_scope_ops), one implementation per kind:
- * scope_child.c, scope_group.c, scope_tree.c, scope_cgroup.c.  A new scope
+ * scope_child.c, scope_group.c, scope_tree.c, scope_cgroup.c, scope_pidns.c.  A new scope
  * is a new file and an entry in runx_scope_ops_for() (scope.c).
  */
 #ifndef RUNX_SCOPE_H
@@ -9,10 +9,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "cgroup.h"
 #include "options.h"
+#include "pidns.h"
 
 /* What a census of the scope found. */
 enum runx_census_state {
@@ -48,6 +50,9 @@ struct runx_census {
 struct runx_placement {
 	int cgroup_fd;       /* O_DIRECTORY fd (clone3 CLONE_INTO_CGROUP) */
 	int cgroup_procs_fd; /* its cgroup.procs, O_WRONLY (fork, vfork) */
+	bool pidns;          /* in a new PID namespace, under runx's init */
+	bool pidns_new_user; /* with a new user namespace */
+	int pidns_status_fd; /* the init's status pipe (write end), or -1 */
 };
 
 /* A set of processes, each one incarnation: pid and start time. */
@@ -96,6 +101,22 @@ struct runx_scope_ops {
 	void (*describe)(const struct runx_scope *s, char *buf, size_t size);
 	/* Undoes prepare (after the scope is empty); 0 or -errno. */
 	int (*release)(struct runx_scope *s);
+	/*
+	 * For a scope whose direct child is not the command (pidns: its
+	 * init), NULL elsewhere.  adopted: the launch is over.  command_fd:
+	 * an fd to poll(2) for POLLIN that wakes runx when the command ended
+	 * while the direct child runs on, or -1.  command_ended: true with
+	 * the command's wait status once it ended (and the direct child is
+	 * still needed: something else is left).  child_reaped: the direct
+	 * child was reaped with *status and *ru; replaces them with the
+	 * command's.
+	 */
+	void (*adopted)(struct runx_scope *s);
+	int (*command_fd)(const struct runx_scope *s);
+	bool (*command_ended)(struct runx_scope *s, int *status,
+			      struct rusage *ru);
+	void (*child_reaped)(struct runx_scope *s, int *status,
+			     struct rusage *ru);
 };
 
 struct runx_scope {
@@ -106,6 +127,7 @@ struct runx_scope {
 	bool has_cgroup;   /* cgroup: cg is made and must be removed */
 	struct runx_cgroup cg;
 	struct runx_pidset reached; /* tree, cgroup: reached by a signal */
+	struct runx_pidns ns;       /* pidns: the init's status pipe */
 };
 
 /* The implementation of kind (never RUNX_SCOPE_AUTO), or NULL. */
@@ -128,14 +150,41 @@ int runx_scope_cgroup_probe(char *why, size_t whysize);
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 		       char *err, size_t errsize);
 
-/* Where the command must be started (cgroup fds, or -1 for other kinds). */
+/* Where the command must be started (cgroup fds, or -1 for other kinds;
+ * for pidns, in a new PID namespace with the status pipe's write end). */
 struct runx_placement runx_scope_placement(const struct runx_scope *s);
 
-/* Records the launched command: pid, and a pidfd the caller keeps owning. */
+/*
+ * Records the launched direct child (the command, or for pidns its init):
+ * pid, and a pidfd the caller keeps owning.
+ */
 void runx_scope_adopt(struct runx_scope *s, pid_t child, int child_pidfd);
 
-/* Tells the scope the command was reaped: its pidfd must not be used. */
-void runx_scope_child_reaped(struct runx_scope *s);
+/*
+ * Tells the scope the direct child was reaped with wait status *status and
+ * rusage *ru (wait4(2)): its pidfd must not be used any more.  Where the
+ * direct child is not the command (pidns), replaces *status and *ru with
+ * the command's (when the init died before the command was seen to end,
+ * the command died with the namespace: SIGKILL, the init's own status).
+ */
+void runx_scope_child_reaped(struct runx_scope *s, int *status,
+			     struct rusage *ru);
+
+/*
+ * An fd (owned by the scope) that becomes readable (POLLIN) when the
+ * command ended while the direct child runs on, or -1: only pidns, whose
+ * init outlives the command while leftovers run.
+ */
+int runx_scope_command_fd(const struct runx_scope *s);
+
+/*
+ * After runx_scope_command_fd() woke runx: true, with the command's wait
+ * status and rusage, if the command ended while other processes are left
+ * in the scope; false if it has not ended, or if nothing else is left (the
+ * direct child exits then, and runx_scope_child_reaped() gives the status).
+ */
+bool runx_scope_command_ended(struct runx_scope *s, int *status,
+			      struct rusage *ru);
 
 /*
  * Sends signal number sig to every live process of the scope (see each

@@ -11,6 +11,7 @@ extern const struct runx_scope_ops runx_scope_child_ops;
 extern const struct runx_scope_ops runx_scope_group_ops;
 extern const struct runx_scope_ops runx_scope_tree_ops;
 extern const struct runx_scope_ops runx_scope_cgroup_ops;
+extern const struct runx_scope_ops runx_scope_pidns_ops;
 
 /*
  * Counts pid as a live member in *c and, while c has room, opens a pidfd

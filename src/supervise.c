@@ -41,6 +41,7 @@ struct supervisor {
 	int64_t last_output_ns;
 	int pidfd;
 	bool exited;
+	bool ended_in_scope; /* pidns: the command ended, its init runs on */
 	enum phase phase;
 	bool timed_out;
 	bool count; /* count the processes each signal reaches */
@@ -475,7 +476,22 @@ static void tell_reaped(pid_t pid, int status)
 			     signame(WTERMSIG(status), name, sizeof(name)));
 }
 
-/* Reaps the command and, as subreaper or PID 1, every orphan. */
+/* Records how the command ended. */
+static void command_ended(struct supervisor *s, int status,
+			  const struct rusage *ru)
+{
+	s->exited = true;
+	s->res->wait_status = status;
+	s->res->rusage = *ru;
+	tell_reaped(s->res->pid, status);
+}
+
+/*
+ * Reaps the command and, as subreaper or PID 1, every orphan.  With pidns
+ * the direct child is the namespace's init: the scope gives the command's
+ * status, when the init is reaped or, if leftovers keep the init alive,
+ * as soon as the command ended (runx_scope_command_ended()).
+ */
 static void reap(struct supervisor *s)
 {
 	struct rusage ru;
@@ -485,11 +501,13 @@ static void reap(struct supervisor *s)
 	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0) {
 		if (pid != s->res->pid)
 			continue;
-		s->exited = true;
-		s->res->wait_status = status;
-		s->res->rusage = ru;
-		runx_scope_child_reaped(s->scope);
-		tell_reaped(pid, status);
+		runx_scope_child_reaped(s->scope, &status, &ru);
+		if (!s->ended_in_scope)
+			command_ended(s, status, &ru);
+	}
+	if (!s->exited && runx_scope_command_ended(s->scope, &status, &ru)) {
+		s->ended_in_scope = true;
+		command_ended(s, status, &ru);
 	}
 }
 
@@ -612,7 +630,7 @@ static void on_idle_timer(struct supervisor *s)
 
 /* What one poll(2) round woke up for. */
 struct events {
-	bool signals, child, deadline, grace, recheck, idle;
+	bool signals, child, deadline, grace, recheck, idle, command;
 };
 
 /* Fills p with the fds of this round; returns how many, *relay_at set. */
@@ -633,6 +651,10 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
 		.events = POLLPRI};
 	p[n++] = (struct pollfd){.fd = f->idle_fd, .events = POLLIN};
+	/* pidns: the command ended while its init runs on */
+	p[n++] = (struct pollfd){
+		.fd = s->exited ? -1 : runx_scope_command_fd(s->scope),
+		.events = POLLIN};
 	*relay_at = n;
 	*nrelay = s->relay != NULL ? runx_relay_poll_fds(s->relay, &p[n]) : 0;
 	n += *nrelay;
@@ -647,7 +669,7 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 static int wait_events(struct supervisor *s, struct events *ev)
 {
 	const struct runx_supervisor *f = s->fds;
-	struct pollfd p[9 + RUNX_MAX_WATCH];
+	struct pollfd p[10 + RUNX_MAX_WATCH];
 	int relay_at, nrelay, n = poll_set(s, p, &relay_at, &nrelay);
 
 	if (poll(p, (nfds_t)n, -1) < 0)
@@ -658,6 +680,7 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->grace = timer_fired(f->grace_fd, &p[2]);
 	ev->recheck = timer_fired(f->recheck_fd, &p[4]);
 	ev->idle = timer_fired(f->idle_fd, &p[6]);
+	ev->command = p[7].revents != 0;
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
 	return 0;
@@ -667,7 +690,8 @@ static int wait_events(struct supervisor *s, struct events *ev)
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		struct events ev = {false, false, false, false, false, false};
+		struct events ev = {false, false, false, false,
+				    false, false, false};
 		int r = wait_events(s, &ev);
 
 		if (r < 0)
@@ -675,7 +699,7 @@ static int supervise_loop(struct supervisor *s)
 		/* a relay round touches neither: no system calls for them */
 		if (ev.signals)
 			drain_signals(s);
-		if (ev.signals || ev.child)
+		if (ev.signals || ev.child || ev.command)
 			reap(s); /* every child's death also queues SIGCHLD */
 		if (s->exited && s->phase == RUNNING)
 			on_command_exit(s);

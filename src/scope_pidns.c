@@ -1,0 +1,249 @@
+/*
+ * --kill-scope=pidns: the command runs in a new PID namespace under runx's
+ * init (pidns.c), which is runx's direct child.  Every signal goes to the
+ * init through its pidfd, and the init sends it on to every process of
+ * the namespace (kill(2) of -1 from PID 1); the SIGKILL goes to the init
+ * itself: when a namespace's init dies, the kernel SIGKILLs every process
+ * in it and the init is a zombie only once they are all gone
+ * (pid_namespaces(7); zap_pid_ns_processes() in kernel/pid_namespace.c).
+ * So the scope is empty exactly when the init has exited, and nothing
+ * needs a /proc scan to be safe: the census reads the namespace's own
+ * /proc (through /proc/INIT/root/proc) only to count, for -v and --report.
+ *
+ * Who stops leftovers: runx, as for every scope.  The init tells runx on
+ * the status pipe when the command was reaped and whether anything else
+ * is left; runx then stops the rest (first signal, grace, SIGKILL to the
+ * init), so the deadline, --wait-all and the stop signals behave as in
+ * the other scopes.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scope_impl.h"
+#include "syscalls.h"
+
+/* capget(2)'s structures (<linux/capability.h>, which musl lacks). */
+struct cap_header {
+	uint32_t version; /* _LINUX_CAPABILITY_VERSION_3 */
+	int pid;
+};
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+#define CAP_VERSION_3	  0x20080522
+#define CAP_SYS_ADMIN_BIT 21 /* capabilities(7) */
+
+/* True if runx has CAP_SYS_ADMIN (capget(2)): needed without a userns. */
+static bool have_sys_admin(void)
+{
+	struct cap_header hdr = {CAP_VERSION_3, 0};
+	struct cap_data data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return (data[0].effective & (1U << CAP_SYS_ADMIN_BIT)) != 0;
+}
+
+/*
+ * Checks that the namespaces can be made and opens the status pipe
+ * (O_NONBLOCK: runx only reads it when poll(2) says so).  Without
+ * CAP_SYS_ADMIN (not root, or root in a container without it) the init
+ * gets a user namespace too.
+ */
+static int pidns_prepare(struct runx_scope *s, char *err, size_t errsize)
+{
+	int fds[2];
+
+	s->ns.new_user = geteuid() != 0 || !have_sys_admin();
+	int r = runx_pidns_probe(s->ns.new_user, err, errsize);
+	if (r < 0)
+		return r;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+		r = -errno;
+		snprintf(err, errsize, "cannot make the init's status pipe: %s",
+			 strerror(-r));
+		return r;
+	}
+	s->ns.status_rd = fds[0];
+	s->ns.status_wr = fds[1];
+	return 0;
+}
+
+/* The launch is over: only the init keeps the status pipe's write end. */
+static void pidns_adopted(struct runx_scope *s)
+{
+	if (s->ns.status_wr >= 0)
+		close(s->ns.status_wr);
+	s->ns.status_wr = -1;
+}
+
+/* True if the /proc/PID/stat below procfd shows a live process. */
+static bool member_alive(int procfd, const char *pid)
+{
+	char path[300], buf[512];
+
+	snprintf(path, sizeof(path), "%s/stat", pid);
+	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH; /* unknown: alive */
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *end = strrchr(buf, ')');
+	return end == NULL || end[1] == '\0' ||
+	       (end[2] != 'Z' && end[2] != 'X');
+}
+
+/*
+ * The live processes of the namespace but its init, from the namespace's
+ * own /proc as the init's mount namespace shows it (/proc/PID/root, a
+ * ptrace-read check that runx passes for its own child; proc(5)).
+ * Returns the count, or -errno (out of fds): only a count, never a proof.
+ */
+static int count_members(pid_t init)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/root/proc", (int)init);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	DIR *dir = fdopendir(dfd);
+	if (dir == NULL) {
+		int r = -errno;
+		close(dfd);
+		return r;
+	}
+	while ((e = readdir(dir)) != NULL)
+		if (isdigit((unsigned char)e->d_name[0]) &&
+		    strcmp(e->d_name, "1") != 0 && member_alive(dfd, e->d_name))
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Alive while the init has not exited (its pidfd, WNOWAIT): the kernel
+ * empties the namespace before the init can exit.  The count is what the
+ * namespace's /proc shows (at least 1 while the init lives).
+ */
+static void pidns_census(struct runx_scope *s, struct runx_census *c)
+{
+	if (!runx_scope_child_alive(s))
+		return;
+	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
+	int n = count_members(s->child);
+	c->count = n > 0 ? n : 1;
+}
+
+/* sig to the init, which sends it to the whole namespace. */
+static int pidns_signal(struct runx_scope *s, int sig, bool count)
+{
+	int n = 1;
+
+	if (count) {
+		struct runx_census c = {0};
+		runx_scope_census(s, &c);
+		n = c.count > 0 ? c.count : 1;
+	}
+	int r = runx_scope_signal_child(s, sig);
+	return r <= 0 ? r : n;
+}
+
+/* SIGKILL to the init: the kernel SIGKILLs the rest of the namespace. */
+static int pidns_kill(struct runx_scope *s)
+{
+	return runx_scope_signal_child(s, SIGKILL);
+}
+
+/* "pid namespace of init 1234" (the init's pid on runx's side). */
+static void pidns_describe(const struct runx_scope *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "pid namespace of init %d", (int)s->child);
+}
+
+/* Reads the init's status message if it is there (or the pipe's EOF). */
+static void read_status(struct runx_pidns *ns)
+{
+	if (ns->have || ns->eof || ns->status_rd < 0)
+		return;
+	ssize_t n = read(ns->status_rd, &ns->status, sizeof(ns->status));
+	/* one write below PIPE_BUF: whole or nothing (pipe(7)) */
+	if (n == (ssize_t)sizeof(ns->status))
+		ns->have = true;
+	else if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+		ns->eof = true;
+}
+
+/* The status pipe, until the message or its EOF was read. */
+static int pidns_command_fd(const struct runx_scope *s)
+{
+	return s->ns.have || s->ns.eof ? -1 : s->ns.status_rd;
+}
+
+/* The command ended and leftovers run on: its status. */
+static bool pidns_command_ended(struct runx_scope *s, int *status,
+				struct rusage *ru)
+{
+	read_status(&s->ns);
+	if (!s->ns.have || s->ns.status.alone)
+		return false;
+	*status = s->ns.status.wait_status;
+	*ru = s->ns.status.rusage;
+	return true;
+}
+
+/*
+ * The init was reaped: the command's status replaces the init's.  An init
+ * that died before the command was reaped (runx's SIGKILL) took the
+ * command with it: its own SIGKILL status is the command's then.
+ */
+static void pidns_child_reaped(struct runx_scope *s, int *status,
+			       struct rusage *ru)
+{
+	read_status(&s->ns);
+	if (!s->ns.have)
+		return;
+	*status = s->ns.status.wait_status;
+	*ru = s->ns.status.rusage;
+}
+
+/* Closes the status pipe. */
+static int pidns_release(struct runx_scope *s)
+{
+	pidns_adopted(s);
+	if (s->ns.status_rd >= 0)
+		close(s->ns.status_rd);
+	s->ns.status_rd = -1;
+	return 0;
+}
+
+const struct runx_scope_ops runx_scope_pidns_ops = {
+    .kind = RUNX_SCOPE_PIDNS,
+    .prepare = pidns_prepare,
+    .signal = pidns_signal,
+    .newcomers = NULL, /* kill(2) of -1 reaches every member */
+    .census = pidns_census,
+    .kill = pidns_kill,
+    .event_fd = NULL,
+    .describe = pidns_describe,
+    .release = pidns_release,
+    .adopted = pidns_adopted,
+    .command_fd = pidns_command_fd,
+    .command_ended = pidns_command_ended,
+    .child_reaped = pidns_child_reaped,
+};

@@ -1,0 +1,258 @@
+#!/bin/bash
+# PID namespace scope (--kill-scope=pidns): the job runs under runx's own
+# init in a new PID namespace (and a user namespace when not root), so
+# nothing escapes it: not a setsid'd TERM-ignoring descendant at the
+# deadline, not leftovers after a normal exit, not even runx's own
+# SIGKILL.  Run as root and, through setpriv, as uid/gid 65534.
+# shellcheck disable=SC1090 # the library is named by the environment
+. "$TESTLIB"
+
+require_command setpriv "to run runx as an unprivileged user"
+require_python3 "to read the JSON report and to install a seccomp filter"
+setup_nobody
+
+# nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
+nrunx() {
+	as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" "$@"
+}
+
+# escapee MARKER [TRAP]: sh code leaving a setsid'd orphan "sleep MARKER".
+escapee() {
+	echo "setsid -w sh -c \"${2:+$2; }sleep $1 >/dev/null 2>&1 &\""
+}
+
+# alive_any PID...: true if one of the pids is a live process (bash
+# builtins only, so that a poll loop stays cheap).
+alive_any() {
+	local p line st
+	for p in "$@"; do
+		read -r line 2>/dev/null <"/proc/$p/stat" || continue
+		st=${line##*) }
+		st=${st%% *}
+		[ "$st" = Z ] || [ "$st" = X ] || return 0
+	done
+	return 1
+}
+
+# gone_within_ms MS PID...: polls /proc (at most 400 times, 1 ms apart)
+# until no pid is alive; true if that happened within MS milliseconds.
+# Sets GONE_MS to the time it took (or "never").
+gone_within_ms() {
+	local ms=$1 t0 i
+	shift
+	t0=${EPOCHREALTIME/./}
+	GONE_MS=never
+	for ((i = 0; i < 400; i++)); do
+		if ! alive_any "$@"; then
+			GONE_MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
+			[ "$GONE_MS" -le "$ms" ]
+			return
+		fi
+		sleep 0.001
+	done
+	return 1
+}
+
+# sleeps_of MARKER: pids of the live "sleep MARKER" processes.
+sleeps_of() {
+	marked_list "$1" | awk '$3 == "sleep" {print $1}'
+}
+
+# three_sleeps MARKER: exactly three "sleep MARKER" processes are alive.
+three_sleeps() {
+	[ "$(sleeps_of "$1" | wc -l)" -eq 3 ]
+}
+
+# scope_tests WHO: the tests that run once as root and once as uid 65534
+# (WHO: root or nobody); R is the runx command line for that user.
+scope_tests() {
+	local who=$1 m f out rpid pids
+	local -a R fields
+	if [ "$who" = nobody ]; then
+		R=(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$NRUNX" "${LAUNCH_ARGS[@]}")
+	else
+		R=("$RUNX" "${LAUNCH_ARGS[@]}")
+	fi
+
+	# --- what the command sees ---------------------------------------------
+	# shellcheck disable=SC2016 # expanded by the command's shell
+	out=$("${R[@]}" --kill-scope=pidns -- sh -c 'echo $$; for p in /proc/[0-9]*; do printf "%s " "${p#/proc/}"; done')
+	assert_eq "$who: the command is pid 2, never PID 1" 2 "${out%%$'\n'*}"
+	assert_eq "$who: the command's /proc lists only the job (init 1, itself 2)" "1 2 " "${out#*$'\n'}"
+	out=$("${R[@]}" --kill-scope=pidns -- cat /proc/1/cmdline | tr '\0' ' ')
+	assert_match "$who: PID 1 of the namespace is runx's init" "^[^ ]*runx " "$out"
+	out=$("${R[@]}" --kill-scope=pidns -- sh -c 'cat /proc/$$/stat; :')
+	out=${out##*) }
+	read -r -a fields <<<"$out"
+	assert_eq "$who: the command leads its own session and group, with no terminal (as with group)" \
+		"2 2 0" "${fields[2]} ${fields[3]} ${fields[4]}"
+	assert_eq "$who: the command's uid and gid are the caller's" "$("${R[@]}" --kill-scope=child -- id -u):$("${R[@]}" --kill-scope=child -- id -g)" \
+		"$("${R[@]}" --kill-scope=pidns -- id -u):$("${R[@]}" --kill-scope=pidns -- id -g)"
+
+	# --- exit statuses --------------------------------------------------------
+	assert_eq "$who: status 0" 0 "$(st "${R[@]}" --kill-scope=pidns -- true)"
+	assert_eq "$who: status 7" 7 "$(st "${R[@]}" --kill-scope=pidns -- sh -c 'exit 7')"
+	assert_eq "$who: 127 for a command not found in PATH" 127 "$(st "${R[@]}" --kill-scope=pidns -- runx-no-such-command 2>/dev/null)"
+	assert_eq "$who: 127 when execve inside the namespace finds nothing" 127 "$(st "${R[@]}" --kill-scope=pidns -- /nonexistent/cmd 2>/dev/null)"
+	assert_eq "$who: 126 for a file that cannot be executed" 126 "$(st "${R[@]}" --kill-scope=pidns -- "$NOBODY_DIR/noexec" 2>/dev/null)"
+	assert_eq "$who: 128+10 for a command killed by SIGUSR1" 138 "$(st "${R[@]}" --kill-scope=pidns -- sh -c 'kill -USR1 $$')"
+	assert_eq "$who: 128+9 for a command killed by SIGKILL inside" 137 "$(st "${R[@]}" --kill-scope=pidns -- sh -c 'kill -KILL $$')"
+
+	# --- deadline: setsid'd, TERM-ignoring descendants ---------------------------
+	new_marker m
+	assert_eq "$who, deadline, setsid'd TERM-ignoring descendants: 124" 124 \
+		"$(st guarded 30 "${R[@]}" --kill-scope=pidns -t 1 -k 0.3 -- sh -c "$(escapee "$m" "trap '' TERM"); $(escapee "$m" "trap '' TERM HUP"); sleep $m; :")"
+	assert_dead "$who, deadline: nothing with the marker is left on the host" "$m"
+
+	# --- leftovers after a normal exit -----------------------------------------------
+	new_marker m
+	f=$NOBODY_DIR/left.$m
+	assert_eq "$who, leftovers: the command's own status" 6 \
+		"$(st guarded 30 "${R[@]}" --kill-scope=pidns -k 20 -- sh -c "setsid -w sh -c \"sh -c 'trap \\\"echo TERM >$f; exit 0\\\" TERM; echo >$f.ready; sleep $m & wait' >/dev/null 2>&1 &\"; while [ ! -e $f.ready ]; do sleep 0.02; done; exit 6")"
+	assert_eq "$who, leftovers: the leftover's TERM trap saw the first signal" TERM "$(cat "$f" 2>/dev/null)"
+	assert_dead "$who, leftovers: gone" "$m"
+
+	new_marker m
+	assert_eq "$who, TERM-ignoring leftover: the command's own status" 3 \
+		"$(st guarded 30 "${R[@]}" --kill-scope=pidns -k 0.3 -- sh -c "$(escapee "$m" "trap '' TERM"); exit 3")"
+	assert_dead "$who, TERM-ignoring leftover: SIGKILLed after the grace period" "$m"
+
+	# --- runx itself SIGKILLed --------------------------------------------------------
+	new_marker m
+	env --default-signal=INT,QUIT "${R[@]}" --kill-scope=pidns -- sh -c "sleep $m & sleep $m & setsid sh -c \"trap '' TERM HUP; sleep $m\" & wait" &
+	rpid=$!
+	if poll 400 0.05 three_sleeps "$m"; then
+		pids=$(sleeps_of "$m")
+		ok "$who, runx SIGKILLed: setup: three descendants"
+		kill -KILL "$rpid"
+		# shellcheck disable=SC2086
+		if gone_within_ms 100 $pids; then
+			ok "$who, runx SIGKILLed: all three descendants gone within 100 ms (${GONE_MS} ms)"
+		else
+			not_ok "$who, runx SIGKILLed: all three descendants gone within 100 ms" "took: $GONE_MS ms"
+		fi
+		wait_pid_exit "$rpid" 10
+		assert_eq "$who, runx SIGKILLed: runx died by SIGKILL" 137 "$WAIT_STATUS"
+		assert_dead "$who, runx SIGKILLed: nothing with the marker left" "$m"
+	else
+		kill -KILL "$rpid" 2>/dev/null
+		not_ok "$who, runx SIGKILLed: setup: three descendants" "they never showed up"
+	fi
+}
+
+printf '#!/bin/sh\n' >"$NOBODY_DIR/noexec"
+chmod 644 "$NOBODY_DIR/noexec"
+
+scope_tests root
+scope_tests nobody
+
+# --- as nobody: the user namespace maps the caller's own ids ----------------
+out=$(nrunx --kill-scope=pidns -- cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups | tr -s ' \n' ' ')
+assert_eq "nobody: uid_map and gid_map map 65534 to itself (not root); setgroups denied" \
+	" 65534 65534 1 65534 65534 1 deny " " ${out# }"
+f=$NOBODY_DIR/owned
+nrunx --kill-scope=pidns -- touch "$f"
+assert_eq "nobody: a file the job creates belongs to the caller" "65534:65534" "$(stat -c %u:%g "$f" 2>/dev/null)"
+out=$(runx --kill-scope=pidns -- cat /proc/self/uid_map | tr -s ' \n' ' ')
+assert_eq "root: no user namespace (the initial uid map)" " 0 0 4294967295 " " ${out# }"
+
+# --- signals to runx ------------------------------------------------------------------
+new_marker m
+f=$TMPD/hup.$m
+# The command itself survives the HUP (a handler), so runx must run on.
+runx_bg --kill-scope=pidns -k 20 -- sh -c "trap : HUP; setsid sh -c 'trap \"echo HUP >>$f\" HUP; trap \"echo TERM >>$f; exit 0\" TERM; echo >$f.ready; while :; do sleep $m; done' & while :; do sleep 0.1; done"
+if wait_file "$f.ready"; then
+	kill -HUP "$RUNX_PID"
+	poll 200 0.02 grep -q HUP "$f"
+	assert_true "SIGHUP to runx: forwarded, not a stop (runx runs on)" pid_alive "$RUNX_PID"
+	kill -TERM "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 40
+	assert_eq "SIGTERM to runx: 143" 143 "$WAIT_STATUS"
+	assert_eq "the setsid'd descendant saw HUP, then TERM" "HUP TERM" "$(tr '\n' ' ' <"$f" | sed 's/ $//')"
+else
+	kill -KILL "$RUNX_PID"
+	not_ok "SIGHUP to runx" "never ready"
+fi
+assert_dead "signals to runx: nothing left" "$m"
+
+# --- --wait-all ----------------------------------------------------------------------------
+f=$TMPD/waitall
+assert_eq "--wait-all: the command's own status" 3 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns --wait-all -- sh -c "setsid -w sh -c '(sleep 0.5; echo done >$f) >/dev/null 2>&1 &'; exit 3")"
+assert_eq "--wait-all: runx waited for the setsid'd descendant" "done" "$(cat "$f" 2>/dev/null)"
+
+# --- file descriptors and stdin as in the group scope -----------------------------------------
+fdlist='cd /proc/self/fd && echo *'
+assert_eq "fds: the command gets exactly what runx inherited, as with group" \
+	"$(runx --kill-scope=group -- sh -c "$fdlist" 3</dev/null 7>/dev/null)" \
+	"$(runx --kill-scope=pidns -- sh -c "$fdlist" 3</dev/null 7>/dev/null)"
+assert_eq "fds: --close-fds leaves 0, 1 and 2, as with group" \
+	"$(runx --close-fds --kill-scope=group -- sh -c "$fdlist" 3</dev/null 7>/dev/null)" \
+	"$(runx --close-fds --kill-scope=pidns -- sh -c "$fdlist" 3</dev/null 7>/dev/null)"
+assert_eq "stdin: a pipe reaches the command" hello "$(echo hello | runx --kill-scope=pidns -- cat)"
+echo from-file >"$TMPD/in"
+assert_eq "stdin: -i FILE reaches the command" from-file "$(runx --kill-scope=pidns -i "$TMPD/in" -- cat)"
+runx --kill-scope=pidns -o "$TMPD/out" -e "$TMPD/err" -- sh -c 'echo out; echo err >&2'
+assert_eq "-o and -e" "out err" "$(cat "$TMPD/out") $(cat "$TMPD/err")"
+assert_eq "--idle-timeout (output through runx) with pidns: 124" 124 \
+	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns --idle-timeout=0.3 -k 0.2 -o "$TMPD/idle" -- sh -c 'echo x; sleep 1000')"
+assert_eq "--idle-timeout with pidns: the output went through" x "$(cat "$TMPD/idle")"
+
+# --- -v and --report name the scope and its init ----------------------------------------------
+out=$(runx -v --kill-scope=pidns --report="$TMPD/r.json" -- true 2>&1)
+assert_match "-v: the command's pid in the namespace and the init's on the host" \
+	"started 'true' as pid 2 in the pid namespace of init [0-9]+" "$out"
+init=$(sed -n "s/.*pid namespace of init \([0-9]*\).*/\1/p" <<<"$out" | head -n 1)
+assert_eq "--report: scope, scope_target and pid name the init" "pidns|pid namespace of init $init|$init" \
+	"$($PY -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%s|%s|%s" % (r["scope"], r["scope_target"], r["pid"]))' "$TMPD/r.json")"
+
+# --- every backend, once (the per-backend runs of make check cover the rest) ---------------------
+if [ -z "${RUNX_LAUNCH:-}" ]; then
+	for b in $ALL_BACKENDS; do
+		assert_eq "--launch=$b: works inside the namespace (status 7, pid 2)" "2 7" \
+			"$(runx_with "$b" --kill-scope=pidns -- sh -c 'echo $$') $(st runx_with "$b" --kill-scope=pidns -- sh -c 'exit 7')"
+		assert_eq "--launch=$b as nobody: status 7" 7 "$(st as_nobody "$NRUNX" --launch="$b" --kill-scope=pidns -- sh -c 'exit 7')"
+	done
+fi
+
+# --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
+f=$TMPD/started
+out=$(unshare -Ur sh -c "echo 0 >/proc/sys/user/max_pid_namespaces && exec \"\$0\" --kill-scope=pidns -- touch $f" "$RUNX" 2>&1; echo "status $?")
+assert_match "max_pid_namespaces 0: 125 naming the setting and the way out" \
+	"^runx: --kill-scope=pidns: .*max_pid_namespaces is 0.*use --kill-scope=tree or --kill-scope=cgroup"$'\n'"status 125$" "$out"
+out=$(unshare -Ur sh -c "echo 0 >/proc/sys/user/max_user_namespaces && exec setpriv --bounding-set=-sys_admin -- \"\$0\" --kill-scope=pidns -- touch $f" "$RUNX" 2>&1; echo "status $?")
+assert_match "user namespaces disabled (max_user_namespaces 0), no CAP_SYS_ADMIN: 125" \
+	"^runx: --kill-scope=pidns: user namespaces are disabled.*max_user_namespaces is 0.*"$'\n'"status 125$" "$out"
+
+# seccomp_run ERRNO COMMAND...: runs COMMAND with clone3(2) failing with
+# ERRNO (a seccomp filter, as container runtimes install; x86-64 only).
+seccomp_run() {
+	$PY - "$@" <<'EOF'
+import ctypes, os, struct, sys
+err = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+f = [(0x20, 0, 0, 0),                     # ld [nr]
+     (0x15, 0, 1, 435),                   # jeq clone3
+     (0x06, 0, 0, 0x00050000 | err),      # ret ERRNO(err)
+     (0x06, 0, 0, 0x7fff0000)]            # ret ALLOW
+prog = b"".join(struct.pack("HBBI", *i) for i in f)
+buf = ctypes.create_string_buffer(prog)
+fprog = struct.pack("HxxxxxxQ", len(f), ctypes.addressof(buf))
+fbuf = ctypes.create_string_buffer(fprog)
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.addressof(fbuf), 0, 0):
+    sys.exit("seccomp: %s" % os.strerror(ctypes.get_errno()))
+os.execv(sys.argv[2], sys.argv[2:])
+EOF
+}
+if [ "$(uname -m)" = x86_64 ]; then
+	out=$(seccomp_run 1 "$RUNX" --kill-scope=pidns -- touch "$f" 2>&1; echo "status $?")
+	assert_match "seccomp: clone3 refused (EPERM): 125 with the reason and the way out" \
+		"^runx: --kill-scope=pidns: cannot make the namespaces \\(Operation not permitted\\): no privilege.*; use --kill-scope=tree or --kill-scope=cgroup"$'\n'"status 125$" "$out"
+	assert_eq "seccomp: clone3 hidden (ENOSYS): clone(2) makes the namespaces instead" "2 0" \
+		"$(seccomp_run 38 "$RUNX" --kill-scope=pidns -- sh -c 'echo $$') $?"
+fi
+assert_false "no refusal started the command" test -e "$f"
+assert_eq "--foreground with pidns: 125" 125 "$(st runx --foreground --kill-scope=pidns -- true 2>/dev/null)"
+
+done_testing
