@@ -27,10 +27,9 @@
 
 extern char **environ;
 
-
 /* Records a runx failure: message on stderr and in the report; 125. */
 static int fail(struct runx_job *job, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static int fail(struct runx_job *job, const char *fmt, ...)
 {
@@ -79,9 +78,9 @@ static void tell_plan(struct runx_job *job)
 	if (job->plan.auto_note[0] != '\0')
 		runx_verbose("%s", job->plan.auto_note);
 	else if (job->opts->scope == RUNX_SCOPE_AUTO)
-		runx_verbose("auto scope: using %s",
-			     runx_scope_describe(&job->scope, where,
-						 sizeof(where)));
+		runx_verbose(
+		    "auto scope: using %s",
+		    runx_scope_describe(&job->scope, where, sizeof(where)));
 	if (job->plan.backend_note != NULL)
 		runx_verbose("%s", job->plan.backend_note);
 }
@@ -102,12 +101,13 @@ int runx_job_acquire(struct runx_job *job)
 	if ((r = runx_supervisor_open(&job->sup)) < 0)
 		return fail(job, "cannot set up the supervisor: %s",
 			    strerror(-r));
-	if (runx_scope_prepare(&job->scope, job->plan.scope, err,
-			       sizeof(err)) < 0)
+	if (runx_scope_prepare(&job->scope, job->plan.scope, err, sizeof(err)) <
+	    0)
 		return fail(job, "%s", err);
 	if ((r = check_fd_headroom()) < 0)
-		return fail(job, "not enough file descriptors left to start "
-				 "and stop the command: %s",
+		return fail(job,
+			    "not enough file descriptors left to start "
+			    "and stop the command: %s",
 			    strerror(-r));
 	tell_plan(job);
 	return 0;
@@ -126,8 +126,9 @@ static void tell_started(const struct runx_job *job,
 			     runx_launch_kind_name(req->backend),
 			     req->pidns_new_user ? ", user namespace" : "");
 	else
-		runx_verbose("started '%s' as pid %d (%s scope, %s launch)", name,
-			     (int)job->child.pid, runx_scope_name(&job->scope),
+		runx_verbose("started '%s' as pid %d (%s scope, %s launch)",
+			     name, (int)job->child.pid,
+			     runx_scope_name(&job->scope),
 			     runx_launch_kind_name(req->backend));
 }
 
@@ -153,20 +154,20 @@ int runx_job_start(struct runx_job *job)
 {
 	struct runx_placement at = runx_scope_placement(&job->scope);
 	const struct runx_launch_request req = {
-		.backend = job->plan.backend,
-		.path = job->plan.path,
-		.argv = job->opts->command,
-		.envp = environ,
-		.new_session = job->plan.new_session,
-		.parent = getpid(),
-		.stdio = &job->stdio,
-		.close_fds = job->opts->close_fds,
-		.child_mask = job->orig_mask,
-		.cgroup_fd = at.cgroup_fd,
-		.cgroup_procs_fd = at.cgroup_procs_fd,
-		.pidns = at.pidns,
-		.pidns_new_user = at.pidns_new_user,
-		.pidns_status_fd = at.pidns_status_fd,
+	    .backend = job->plan.backend,
+	    .path = job->plan.path,
+	    .argv = job->opts->command,
+	    .envp = environ,
+	    .new_session = job->plan.new_session,
+	    .parent = getpid(),
+	    .stdio = &job->stdio,
+	    .close_fds = job->opts->close_fds,
+	    .child_mask = job->orig_mask,
+	    .cgroup_fd = at.cgroup_fd,
+	    .cgroup_procs_fd = at.cgroup_procs_fd,
+	    .pidns = at.pidns,
+	    .pidns_new_user = at.pidns_new_user,
+	    .pidns_status_fd = at.pidns_status_fd,
 	};
 
 	job->result.start_ns = runx_now_ns();
@@ -195,9 +196,9 @@ int runx_job_start(struct runx_job *job)
 int runx_job_supervise(struct runx_job *job)
 {
 	struct runx_result *res = &job->result;
-	int r = runx_supervise(&job->sup, &job->plan, &job->scope,
-			       job->child.pidfd,
-			       job->relaying ? &job->relay : NULL, res);
+	int r =
+	    runx_supervise(&job->sup, &job->plan, &job->scope, job->child.pidfd,
+			   job->relaying ? &job->relay : NULL, res);
 
 	if (r < 0)
 		snprintf(res->error, sizeof(res->error),
@@ -248,7 +249,6 @@ int runx_job_finish(struct runx_job *job, int status)
 			   job->opts->report_path, strerror(-r));
 	return status;
 }
-
 
 void runx_job_init(struct runx_job *job, const struct runx_options *opts,
 		   const sigset_t *orig_mask)

@@ -19,7 +19,7 @@
 #include "supervise.h"
 
 enum {
-	RUNX_EXIT_FAILED = 125,     /* runx itself failed */
+	RUNX_EXIT_FAILED = 125,	    /* runx itself failed */
 	RUNX_EXIT_CANNOT_RUN = 126, /* found but not executable */
 	RUNX_EXIT_NOT_FOUND = 127,  /* not found */
 };

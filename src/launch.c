@@ -278,7 +278,7 @@ static void spawn_default_signals(sigset_t *set)
 	for (int sig = 32; sig < SIGRTMIN; sig++)
 		if (!raw_signal_ignored(sig))
 			((unsigned long *)set)[(sig - 1) / bits] |=
-				1UL << ((sig - 1) % bits);
+			    1UL << ((sig - 1) % bits);
 }
 
 /*
@@ -395,7 +395,8 @@ static int launch_spawned(const struct runx_launch_request *req,
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	if (!spawned || r == EAGAIN || r == ENOMEM)
-		return -r; /* runx could not set it up, or is out of resources */
+		return -r; /* runx could not set it up, or is out of resources
+			    */
 	if (r != 0) {
 		out->exec_errno = r; /* glibc already reaped the failed child */
 		return 0;

@@ -12,31 +12,31 @@
 
 struct runx_launch_request {
 	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
-	const char *path;              /* from runx_resolve_command() */
+	const char *path;	       /* from runx_resolve_command() */
 	char *const *argv;
 	char *const *envp;
-	bool new_session;               /* setsid(2) in the child */
-	pid_t parent;                   /* runx's pid: the child checks that
+	bool new_session;		/* setsid(2) in the child */
+	pid_t parent;			/* runx's pid: the child checks that
 					 * it is still its parent after
 					 * PR_SET_PDEATHSIG */
 	const struct runx_stdio *stdio; /* fds 0-2 of the child */
-	bool close_fds;                 /* close inherited fds above 2 */
-	const sigset_t *child_mask;     /* the signal mask runx started with */
-	int cgroup_fd;       /* cgroup v2 directory fd to start in (clone3
+	bool close_fds;			/* close inherited fds above 2 */
+	const sigset_t *child_mask;	/* the signal mask runx started with */
+	int cgroup_fd;	     /* cgroup v2 directory fd to start in (clone3
 			      * CLONE_INTO_CGROUP, posix_spawn), or -1 */
 	int cgroup_procs_fd; /* its cgroup.procs (fork, vfork), or -1 */
-	bool pidns;          /* start it inside a new PID namespace, under
+	bool pidns;	     /* start it inside a new PID namespace, under
 			      * runx's init (pidns.h) */
 	bool pidns_new_user; /* with a new user namespace too */
 	int pidns_status_fd; /* with pidns: the status pipe's write end */
 };
 
 struct runx_launched {
-	pid_t pid;      /* 0 if nothing is running */
-	int pidfd;      /* owned by the caller; -1 if nothing is running */
+	pid_t pid;	/* 0 if nothing is running */
+	int pidfd;	/* owned by the caller; -1 if nothing is running */
 	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
-	pid_t ns_pid;   /* with pidns: the command's pid in the namespace */
-	char why[512];  /* with pidns: what failed, for the message, or "" */
+	pid_t ns_pid;	/* with pidns: the command's pid in the namespace */
+	char why[512];	/* with pidns: what failed, for the message, or "" */
 };
 
 /*

@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	sigset_t orig_mask;
 	char err[512];
 
-	/* Before anything else, so no signal can act before the child exists. */
+	/* Before anything else, so no signal can act before the child exists.
+	 */
 	if (runx_signals_block(&orig_mask) < 0 || runx_stdio_guard() < 0) {
 		runx_error("cannot set up signals or standard fds: %s",
 			   strerror(errno));

@@ -16,15 +16,15 @@
 
 struct runx_plan {
 	const struct runx_options *opts;
-	char path[PATH_MAX];           /* the file execve(2) runs */
-	int resolve_errno;             /* non-zero: the command was not
-					* found or not runnable (127/126) */
-	enum runx_scope_kind scope;    /* never RUNX_SCOPE_AUTO */
-	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
-	bool new_session;              /* setsid(2) in the child */
-	bool relay;                    /* --idle-timeout: output via runx */
+	char path[PATH_MAX];		/* the file execve(2) runs */
+	int resolve_errno;		/* non-zero: the command was not
+					 * found or not runnable (127/126) */
+	enum runx_scope_kind scope;	/* never RUNX_SCOPE_AUTO */
+	enum runx_launch_kind backend;	/* never RUNX_LAUNCH_DEFAULT */
+	bool new_session;		/* setsid(2) in the child */
+	bool relay;			/* --idle-timeout: output via runx */
 	char auto_note[PATH_MAX + 256]; /* -v line on how auto decided */
-	const char *backend_note;       /* -v line on a backend fallback */
+	const char *backend_note;	/* -v line on a backend fallback */
 };
 
 /*

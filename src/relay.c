@@ -40,9 +40,11 @@ static int private_destination(int dst, bool *is_socket)
 	struct stat st;
 
 	*is_socket = false;
-	if (fstat(dst, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+	if (fstat(dst, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", dst);
-		int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		int fd =
+		    open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd >= 0)
 			return fd;
 		if (errno == EMFILE || errno == ENFILE)
@@ -113,7 +115,8 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 			continue;
 		}
 		int i = r->nstreams;
-		int ret = open_stream(&r->stream[i], dst[slot], &r->child_end[i]);
+		int ret =
+		    open_stream(&r->stream[i], dst[slot], &r->child_end[i]);
 		if (ret < 0) {
 			runx_relay_launched(r);
 			runx_relay_finish(r, 0);
@@ -145,9 +148,11 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p)
 		if (s->src < 0)
 			continue;
 		if (s->dst_full || s->len > 0)
-			p[n++] = (struct pollfd){.fd = s->dst, .events = POLLOUT};
+			p[n++] =
+			    (struct pollfd){.fd = s->dst, .events = POLLOUT};
 		else
-			p[n++] = (struct pollfd){.fd = s->src, .events = POLLIN};
+			p[n++] =
+			    (struct pollfd){.fd = s->src, .events = POLLIN};
 	}
 	return n;
 }
@@ -156,9 +161,10 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p)
 static bool flush_buffer(struct runx_relay_stream *s)
 {
 	while (s->len > 0) {
-		ssize_t n = s->is_socket ? send(s->dst, s->buf + s->off, s->len,
-						MSG_DONTWAIT | MSG_NOSIGNAL)
-					 : write(s->dst, s->buf + s->off, s->len);
+		ssize_t n = s->is_socket
+				? send(s->dst, s->buf + s->off, s->len,
+				       MSG_DONTWAIT | MSG_NOSIGNAL)
+				: write(s->dst, s->buf + s->off, s->len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

@@ -12,19 +12,20 @@
 
 #include "redirect.h"
 
-#define RUNX_RELAY_BUFSIZE (64 * 1024)  /* read/write fallback buffer */
+#define RUNX_RELAY_BUFSIZE   (64 * 1024)   /* read/write fallback buffer */
 #define RUNX_RELAY_PIPE_SIZE (1024 * 1024) /* asked of F_SETPIPE_SZ */
-#define RUNX_RELAY_STALL_MS 5000 /* at the end: wait for a slow reader */
-#define RUNX_RELAY_DRAIN_CHUNKS 1024 /* at the end: rounds (chunks or waits) at most */
+#define RUNX_RELAY_STALL_MS  5000 /* at the end: wait for a slow reader */
+#define RUNX_RELAY_DRAIN_CHUNKS                                                \
+	1024 /* at the end: rounds (chunks or waits) at most */
 
 struct runx_relay_stream {
-	int src;        /* read end of the pipe (O_NONBLOCK), -1 once closed */
-	int dst;        /* a dup of where the bytes go, owned */
+	int src;	 /* read end of the pipe (O_NONBLOCK), -1 once closed */
+	int dst;	 /* a dup of where the bytes go, owned */
 	bool use_splice; /* splice(2) works for this dst */
-	bool is_socket;  /* dst is a socket: send(2) with MSG_DONTWAIT */
-	bool dst_full;  /* wait for POLLOUT on dst before moving more */
-	size_t chunk;   /* bytes per splice(2): the pipe's capacity */
-	char *buf;      /* read/write fallback: bytes not yet written */
+	bool is_socket;	 /* dst is a socket: send(2) with MSG_DONTWAIT */
+	bool dst_full;	 /* wait for POLLOUT on dst before moving more */
+	size_t chunk;	 /* bytes per splice(2): the pipe's capacity */
+	char *buf;	 /* read/write fallback: bytes not yet written */
 	size_t off, len;
 };
 
@@ -39,10 +40,10 @@ struct runx_relay {
  * both when they go to the same place: -m, or -o F -e F) and their
  * destination in *stdio (a redirect file or runx's own fd 1/2, of which
  * the relay opens a private non-blocking description where it can, and
- * owns it: runx never waits on a reader that does not read).  Changes stdio->source[1] and [2] to the pipes'
- * write ends.  A stream whose fd was closed when runx started gets no pipe
- * and stays closed in the command.  All fds O_CLOEXEC.  Returns 0 or
- * -errno (nothing left open).
+ * owns it: runx never waits on a reader that does not read).  Changes
+ * stdio->source[1] and [2] to the pipes' write ends.  A stream whose fd was
+ * closed when runx started gets no pipe and stays closed in the command.  All
+ * fds O_CLOEXEC.  Returns 0 or -errno (nothing left open).
  */
 int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio);
 

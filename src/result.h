@@ -14,13 +14,13 @@
 
 /* Why the run ended (the report's "reason"). */
 enum runx_end_reason {
-	RUNX_END_EXITED,        /* the command exited on its own */
-	RUNX_END_SIGNALED,      /* killed by a signal runx did not send */
-	RUNX_END_TIMEOUT,       /* the deadline fired */
-	RUNX_END_IDLE_TIMEOUT,  /* the idle deadline fired */
+	RUNX_END_EXITED,	/* the command exited on its own */
+	RUNX_END_SIGNALED,	/* killed by a signal runx did not send */
+	RUNX_END_TIMEOUT,	/* the deadline fired */
+	RUNX_END_IDLE_TIMEOUT,	/* the idle deadline fired */
 	RUNX_END_RUNX_SIGNALED, /* runx got a stop signal and stopped it */
-	RUNX_END_EXEC_FAILED,   /* the command could not be executed */
-	RUNX_END_RUNX_ERROR,    /* runx itself failed (exit 125) */
+	RUNX_END_EXEC_FAILED,	/* the command could not be executed */
+	RUNX_END_RUNX_ERROR,	/* runx itself failed (exit 125) */
 };
 
 /* One signal runx sent, for --verbose and --report. */
@@ -38,42 +38,42 @@ struct runx_signal_event {
 /* One process still alive at a moment of the stop. */
 struct runx_named_proc {
 	pid_t pid;
-	int64_t age_ns;    /* since it started, nanoseconds */
-	char argv[512];    /* /proc/PID/cmdline: NUL-separated, truncated */
-	size_t argv_len;   /* bytes used in argv */
+	int64_t age_ns;	 /* since it started, nanoseconds */
+	char argv[512];	 /* /proc/PID/cmdline: NUL-separated, truncated */
+	size_t argv_len; /* bytes used in argv */
 };
 
 /* The processes alive at the deadline, or when the grace ended. */
 struct runx_named {
-	bool taken;  /* the list was made (at that moment, with -v/--report) */
-	int count;   /* how many were alive (all of them, not only named) */
-	int n;       /* how many are named in v */
+	bool taken; /* the list was made (at that moment, with -v/--report) */
+	int count;  /* how many were alive (all of them, not only named) */
+	int n;	    /* how many are named in v */
 	struct runx_named_proc v[RUNX_MAX_NAMED];
 };
 
 struct runx_result {
 	enum runx_end_reason reason;
-	bool launched;            /* a backend tried to start the command */
-	pid_t pid;                /* the command's pid, 0 if none ran */
-	struct timespec start;    /* CLOCK_REALTIME at the launch */
-	struct timespec end;      /* CLOCK_REALTIME at the end */
-	int64_t start_ns;         /* CLOCK_MONOTONIC at the launch, ns */
-	int64_t end_ns;           /* CLOCK_MONOTONIC at the end, ns */
-	int exec_errno;           /* with RUNX_END_EXEC_FAILED */
-	int wait_status;          /* of the command, as waitpid(2) gives it */
-	int runx_signal;          /* with RUNX_END_RUNX_SIGNALED: the signal */
-	int leftovers;            /* alive when the command exited */
-	int killed;               /* alive when SIGKILL was sent */
-	int unkillable;           /* alive RUNX_KILL_WAIT_NS after SIGKILL */
-	bool unverified;          /* the scope could not be seen at the end */
-	struct rusage rusage;     /* of the command itself, wait4(2) */
+	bool launched;	       /* a backend tried to start the command */
+	pid_t pid;	       /* the command's pid, 0 if none ran */
+	struct timespec start; /* CLOCK_REALTIME at the launch */
+	struct timespec end;   /* CLOCK_REALTIME at the end */
+	int64_t start_ns;      /* CLOCK_MONOTONIC at the launch, ns */
+	int64_t end_ns;	       /* CLOCK_MONOTONIC at the end, ns */
+	int exec_errno;	       /* with RUNX_END_EXEC_FAILED */
+	int wait_status;       /* of the command, as waitpid(2) gives it */
+	int runx_signal;       /* with RUNX_END_RUNX_SIGNALED: the signal */
+	int leftovers;	       /* alive when the command exited */
+	int killed;	       /* alive when SIGKILL was sent */
+	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
+	bool unverified;       /* the scope could not be seen at the end */
+	struct rusage rusage;  /* of the command itself, wait4(2) */
 	struct runx_named at_deadline; /* alive when the deadline fired */
 	struct runx_named after_grace; /* alive when the grace period ended */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
 	int nsignals;
 	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */
-	char error[PATH_MAX + 512];      /* runx's error message, or "" */
-	int exit_status;                 /* what runx exits with */
+	char error[PATH_MAX + 512];	 /* runx's error message, or "" */
+	int exit_status;		 /* what runx exits with */
 };
 
 #endif

@@ -38,7 +38,7 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 	memset(s, 0, sizeof(*s));
 	s->child_pidfd = -1;
 	s->cg.dir_fd = s->cg.procs_fd = s->cg.events_fd = s->cg.kill_fd =
-		s->cg.freeze_fd = -1;
+	    s->cg.freeze_fd = -1;
 	s->ns.status_rd = s->ns.status_wr = -1;
 	s->ops = runx_scope_ops_for(kind);
 	if (s->ops == NULL) {

@@ -1,8 +1,8 @@
 /*
  * The kill scope: the set of processes a stop reaches and runx waits for.
  * One interface (struct runx_scope_ops), one implementation per kind:
- * scope_child.c, scope_group.c, scope_tree.c, scope_cgroup.c, scope_pidns.c.  A new scope
- * is a new file and an entry in runx_scope_ops_for() (scope.c).
+ * scope_child.c, scope_group.c, scope_tree.c, scope_cgroup.c, scope_pidns.c.  A
+ * new scope is a new file and an entry in runx_scope_ops_for() (scope.c).
  */
 #ifndef RUNX_SCOPE_H
 #define RUNX_SCOPE_H
@@ -48,9 +48,9 @@ struct runx_census {
 
 /* Where the command must start: the job cgroup's fds, or -1. */
 struct runx_placement {
-	int cgroup_fd;       /* O_DIRECTORY fd (clone3 CLONE_INTO_CGROUP) */
+	int cgroup_fd;	     /* O_DIRECTORY fd (clone3 CLONE_INTO_CGROUP) */
 	int cgroup_procs_fd; /* its cgroup.procs, O_WRONLY (fork, vfork) */
-	bool pidns;          /* in a new PID namespace, under runx's init */
+	bool pidns;	     /* in a new PID namespace, under runx's init */
 	bool pidns_new_user; /* with a new user namespace */
 	int pidns_status_fd; /* the init's status pipe (write end), or -1 */
 };
@@ -121,13 +121,13 @@ struct runx_scope_ops {
 
 struct runx_scope {
 	const struct runx_scope_ops *ops;
-	pid_t child;       /* the command, 0 before launch */
+	pid_t child;	   /* the command, 0 before launch */
 	int child_pidfd;   /* borrowed from the caller; -1 once reaped */
 	bool proc_trusted; /* /proc lists runx's pid namespace */
 	bool has_cgroup;   /* cgroup: cg is made and must be removed */
 	struct runx_cgroup cg;
 	struct runx_pidset reached; /* tree, cgroup: reached by a signal */
-	struct runx_pidns ns;       /* pidns: the init's status pipe */
+	struct runx_pidns ns;	    /* pidns: the init's status pipe */
 };
 
 /* The implementation of kind (never RUNX_SCOPE_AUTO), or NULL. */

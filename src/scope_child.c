@@ -39,19 +39,18 @@ static int child_kill(struct runx_scope *s)
 }
 
 /* "process 123". */
-static void child_describe(const struct runx_scope *s, char *buf,
-			   size_t size)
+static void child_describe(const struct runx_scope *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "process %d", (int)s->child);
 }
 
 const struct runx_scope_ops runx_scope_child_ops = {
-	.kind = RUNX_SCOPE_CHILD,
-	.prepare = child_prepare,
-	.signal = child_signal,
-	.census = child_census,
-	.kill = child_kill,
-	.event_fd = NULL,
-	.describe = child_describe,
-	.release = NULL,
+    .kind = RUNX_SCOPE_CHILD,
+    .prepare = child_prepare,
+    .signal = child_signal,
+    .census = child_census,
+    .kill = child_kill,
+    .event_fd = NULL,
+    .describe = child_describe,
+    .release = NULL,
 };

@@ -90,19 +90,18 @@ static int group_kill(struct runx_scope *s)
 }
 
 /* "process group 123". */
-static void group_describe(const struct runx_scope *s, char *buf,
-			   size_t size)
+static void group_describe(const struct runx_scope *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "process group %d", (int)s->child);
 }
 
 const struct runx_scope_ops runx_scope_group_ops = {
-	.kind = RUNX_SCOPE_GROUP,
-	.prepare = group_prepare,
-	.signal = group_signal,
-	.census = group_census,
-	.kill = group_kill,
-	.event_fd = NULL,
-	.describe = group_describe,
-	.release = NULL,
+    .kind = RUNX_SCOPE_GROUP,
+    .prepare = group_prepare,
+    .signal = group_signal,
+    .census = group_census,
+    .kill = group_kill,
+    .event_fd = NULL,
+    .describe = group_describe,
+    .release = NULL,
 };

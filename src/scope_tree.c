@@ -98,7 +98,8 @@ static int keep_descendants(struct proc_list *all)
 			    !bit_get(member, p.ppid) || bit_get(member, p.pid))
 				continue;
 			bit_set(member, p.pid);
-			all->v[i] = all->v[kept]; /* move members to the front */
+			all->v[i] =
+			    all->v[kept]; /* move members to the front */
 			all->v[kept++] = p;
 			grew = true;
 		}
@@ -319,8 +320,7 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	return sweep(&s->reached, NULL, sig,
-		     sig != SIGCONT && sig != SIGKILL);
+	return sweep(&s->reached, NULL, sig, sig != SIGCONT && sig != SIGKILL);
 }
 
 /* SIGKILL to every descendant, the direct child first (no fd needed). */
@@ -345,14 +345,14 @@ static int tree_release(struct runx_scope *s)
 }
 
 const struct runx_scope_ops runx_scope_tree_ops = {
-	.kind = RUNX_SCOPE_TREE,
-	.prepare = tree_prepare,
-	.signal = tree_signal,
-	.stop_signal = tree_stop_signal,
-	.newcomers = tree_newcomers,
-	.census = tree_census,
-	.kill = tree_kill,
-	.event_fd = NULL,
-	.describe = tree_describe,
-	.release = tree_release,
+    .kind = RUNX_SCOPE_TREE,
+    .prepare = tree_prepare,
+    .signal = tree_signal,
+    .stop_signal = tree_stop_signal,
+    .newcomers = tree_newcomers,
+    .census = tree_census,
+    .kill = tree_kill,
+    .event_fd = NULL,
+    .describe = tree_describe,
+    .release = tree_release,
 };

@@ -44,8 +44,8 @@ struct supervisor {
 	bool ended_in_scope; /* pidns: the command ended, its init runs on */
 	enum phase phase;
 	bool timed_out;
-	bool count; /* count the processes each signal reaches */
-	bool told_unknown; /* the census failure was reported */
+	bool count;	     /* count the processes each signal reaches */
+	bool told_unknown;   /* the census failure was reported */
 	bool phase_was_stop; /* a deadline or stop signal began a stop */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
@@ -57,8 +57,8 @@ struct supervisor {
 /* The signals runx forwards (and SIGCHLD, to reap). */
 static void handled_signals(sigset_t *set)
 {
-	static const int forwarded[] = {SIGHUP,  SIGINT,  SIGQUIT,
-					SIGTERM, SIGUSR1, SIGUSR2,
+	static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT,
+					SIGTERM, SIGUSR1,  SIGUSR2,
 					SIGALRM, SIGWINCH, SIGCONT};
 
 	sigemptyset(set);
@@ -278,7 +278,8 @@ static int census(struct supervisor *s, bool counting)
 			   strerror(-c.error));
 		s->told_unknown = true;
 	}
-	s->live = c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
+	s->live =
+	    c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
 	return s->live;
 }
 
@@ -292,9 +293,9 @@ static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 		return false;
 	np->pid = pid;
 	np->age_ns = now_ticks > st.start_time
-			     ? (int64_t)((now_ticks - st.start_time) *
-					 (1000000000ULL / (uint64_t)hz))
-			     : 0;
+			 ? (int64_t)((now_ticks - st.start_time) *
+				     (1000000000ULL / (uint64_t)hz))
+			 : 0;
 	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
 	np->argv_len = n > 0 ? (size_t)n : 0;
 	return true;
@@ -368,8 +369,7 @@ static void escalate(struct supervisor *s)
 		return;
 	runx_verbose("%d process%s still alive after the %s grace period",
 		     alive, alive == 1 ? "" : "es",
-		     runx_duration_format(s->opts->grace_ns, dur,
-					  sizeof(dur)));
+		     runx_duration_format(s->opts->grace_ns, dur, sizeof(dur)));
 	name_alive(s, &s->res->after_grace, "after the grace period");
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
@@ -526,9 +526,10 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * SIGINT), so runx neither repeats it nor starts a stop.
 	 */
 	if (s->opts->foreground && si->ssi_code == SI_KERNEL) {
-		runx_verbose("received %s from the terminal; the command got it "
-			     "too",
-			     signame(sig, name, sizeof(name)));
+		runx_verbose(
+		    "received %s from the terminal; the command got it "
+		    "too",
+		    signame(sig, name, sizeof(name)));
 		return;
 	}
 	runx_verbose("received %s", signame(sig, name, sizeof(name)));
@@ -597,9 +598,9 @@ static void on_deadline(struct supervisor *s)
 		return;
 	s->timed_out = true;
 	s->res->reason = RUNX_END_TIMEOUT;
-	runx_verbose("deadline of %s reached",
-		     runx_duration_format(s->opts->timeout_ns, dur,
-					  sizeof(dur)));
+	runx_verbose(
+	    "deadline of %s reached",
+	    runx_duration_format(s->opts->timeout_ns, dur, sizeof(dur)));
 	name_alive(s, &s->res->at_deadline, "at the deadline");
 	begin_stop(s, s->opts->first_signal, "sending");
 }
@@ -622,9 +623,9 @@ static void on_idle_timer(struct supervisor *s)
 	}
 	s->timed_out = true;
 	s->res->reason = RUNX_END_IDLE_TIMEOUT;
-	runx_verbose("idle deadline reached: no output for %s",
-		     runx_duration_format(s->opts->idle_timeout_ns, dur,
-					  sizeof(dur)));
+	runx_verbose(
+	    "idle deadline reached: no output for %s",
+	    runx_duration_format(s->opts->idle_timeout_ns, dur, sizeof(dur)));
 	begin_stop(s, s->opts->first_signal, "sending");
 }
 
@@ -643,18 +644,18 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 	p[n++] = (struct pollfd){.fd = f->sigfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->deadline_fd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->grace_fd, .events = POLLIN};
-	p[n++] = (struct pollfd){.fd = s->exited ? -1 : s->pidfd,
-				 .events = POLLIN};
+	p[n++] =
+	    (struct pollfd){.fd = s->exited ? -1 : s->pidfd, .events = POLLIN};
 	p[n++] = (struct pollfd){.fd = f->recheck_fd, .events = POLLIN};
 	/* cgroup.events: only POLLPRI, its POLLIN is always set (kernfs) */
 	p[n++] = (struct pollfd){
-		.fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
-		.events = POLLPRI};
+	    .fd = s->phase != RUNNING ? runx_scope_event_fd(s->scope) : -1,
+	    .events = POLLPRI};
 	p[n++] = (struct pollfd){.fd = f->idle_fd, .events = POLLIN};
 	/* pidns: the command ended while its init runs on */
 	p[n++] = (struct pollfd){
-		.fd = s->exited ? -1 : runx_scope_command_fd(s->scope),
-		.events = POLLIN};
+	    .fd = s->exited ? -1 : runx_scope_command_fd(s->scope),
+	    .events = POLLIN};
 	*relay_at = n;
 	*nrelay = s->relay != NULL ? runx_relay_poll_fds(s->relay, &p[n]) : 0;
 	n += *nrelay;
@@ -767,8 +768,8 @@ static void conclude(struct supervisor *s)
 	close_watches(s);
 	/* after a stop, a reader that does not read gets no more time */
 	if (s->relay != NULL)
-		runx_relay_finish(s->relay, s->phase_was_stop ? 0
-							      : RUNX_RELAY_STALL_MS);
+		runx_relay_finish(s->relay,
+				  s->phase_was_stop ? 0 : RUNX_RELAY_STALL_MS);
 	res->end_ns = runx_now_ns();
 	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))
@@ -781,16 +782,16 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 		   struct runx_relay *relay, struct runx_result *res)
 {
 	struct supervisor s = {
-		.opts = plan->opts,
-		.fds = sup,
-		.scope = scope,
-		.res = res,
-		.relay = relay,
-		.last_output_ns = res->start_ns,
-		.pidfd = pidfd,
-		.phase = RUNNING,
-		/* counts are read only by -v and --report */
-		.count = plan->opts->verbose || plan->opts->report_path != NULL,
+	    .opts = plan->opts,
+	    .fds = sup,
+	    .scope = scope,
+	    .res = res,
+	    .relay = relay,
+	    .last_output_ns = res->start_ns,
+	    .pidfd = pidfd,
+	    .phase = RUNNING,
+	    /* counts are read only by -v and --report */
+	    .count = plan->opts->verbose || plan->opts->report_path != NULL,
 	};
 
 	res->reason = RUNX_END_EXITED;

@@ -26,7 +26,7 @@
  * only exits when the kernel lets it (signal(7)); runx then gives up, says
  * so, and exits rather than hang.
  */
-#define RUNX_KILL_WAIT_S 10 /* in messages */
+#define RUNX_KILL_WAIT_S  10 /* in messages */
 #define RUNX_KILL_WAIT_NS (RUNX_KILL_WAIT_S * 1000000000LL)
 
 /* pidfds of scope members watched at once while the scope empties. */
@@ -38,15 +38,18 @@
  * lack of a resource.
  */
 struct runx_supervisor {
-	int sigfd;       /* signalfd(2) for the handled signals */
+	int sigfd;	 /* signalfd(2) for the handled signals */
 	int deadline_fd; /* timerfd(2), CLOCK_MONOTONIC: --timeout */
-	int grace_fd;    /* the grace period, then the wait after SIGKILL */
-	int recheck_fd;  /* while stopping: sweeps for newcomers, re-kills */
-	int idle_fd;     /* --idle-timeout */
+	int grace_fd;	 /* the grace period, then the wait after SIGKILL */
+	int recheck_fd;	 /* while stopping: sweeps for newcomers, re-kills */
+	int idle_fd;	 /* --idle-timeout */
 };
 
 /* A struct runx_supervisor with nothing open. */
-#define RUNX_SUPERVISOR_CLOSED {-1, -1, -1, -1, -1}
+#define RUNX_SUPERVISOR_CLOSED                                                 \
+	{                                                                      \
+		-1, -1, -1, -1, -1                                             \
+	}
 
 /*
  * Blocks every signal runx handles (HUP INT QUIT TERM USR1 USR2 ALRM WINCH

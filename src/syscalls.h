@@ -37,7 +37,8 @@ static inline int runx_pidfd_open(pid_t pid, unsigned int flags)
 	return (int)syscall(SYS_pidfd_open, pid, flags);
 }
 
-/* pidfd_send_signal(2), Linux 5.1: signal number sig to the process of pidfd. */
+/* pidfd_send_signal(2), Linux 5.1: signal number sig to the process of pidfd.
+ */
 static inline int runx_pidfd_send_signal(int pidfd, int sig)
 {
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
