@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Closes a stream's pipe and destination and frees its buffer. */
 static void close_stream(struct runx_relay_stream *s)
 {
 	if (s->src >= 0)
