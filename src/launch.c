@@ -35,21 +35,6 @@
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-/* struct clone_args of clone3(2), version 2 (Linux 5.7, with cgroup). */
-struct runx_clone_args {
-	uint64_t flags;
-	uint64_t pidfd;
-	uint64_t child_tid;
-	uint64_t parent_tid;
-	uint64_t exit_signal;
-	uint64_t stack;
-	uint64_t stack_size;
-	uint64_t tls;
-	uint64_t set_tid;
-	uint64_t set_tid_size;
-	uint64_t cgroup;
-};
-
 /* Why the child did not reach the command; sent to the parent. */
 struct child_failure {
 	int stage; /* 0: none, STAGE_SETUP or STAGE_EXEC */
@@ -176,7 +161,7 @@ static int launch_forked(const struct runx_launch_request *req,
 			args.flags |= CLONE_INTO_CGROUP;
 			args.cgroup = (uint64_t)req->cgroup_fd;
 		}
-		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+		pid = (pid_t)runx_clone3(&args);
 	} else {
 		pid = fork();
 	}

@@ -56,18 +56,6 @@ struct init_report {
 	pid_t pid; /* the command's pid in the namespace */
 };
 
-/* struct clone_args of clone3(2), version 0 (Linux 5.3). */
-struct ns_clone_args {
-	uint64_t flags;
-	uint64_t pidfd;
-	uint64_t child_tid;
-	uint64_t parent_tid;
-	uint64_t exit_signal;
-	uint64_t stack;
-	uint64_t stack_size;
-	uint64_t tls;
-};
-
 /* Reads a small decimal sysctl file into *value; false if unreadable. */
 static bool read_sysctl(const char *path, long *value)
 {
@@ -295,13 +283,13 @@ init_main(const struct runx_launch_request *req, int sync)
  */
 static pid_t clone_init(uint64_t flags, int *pidfd)
 {
-	struct ns_clone_args args;
+	struct runx_clone_args args;
 
 	memset(&args, 0, sizeof(args));
 	args.flags = flags | CLONE_PIDFD;
 	args.pidfd = (uint64_t)(uintptr_t)pidfd;
 	args.exit_signal = SIGCHLD;
-	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	pid_t pid = (pid_t)runx_clone3(&args);
 #ifndef __s390__ /* there clone(2) takes the stack first */
 	if (pid < 0 && errno == ENOSYS)
 		pid = (pid_t)syscall(
