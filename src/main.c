@@ -119,8 +119,9 @@ static int acquire(struct job *job)
 	if ((r = runx_supervisor_open(&job->sup)) < 0)
 		return fail(job, "cannot set up the supervisor: %s",
 			    strerror(-r));
-	if (runx_scope_prepare(&job->scope, job->plan.scope, err,
-			       sizeof(err)) < 0)
+	if (runx_scope_prepare(&job->scope, job->plan.scope,
+			       job->plan.has_limits ? &job->plan.limits : NULL,
+			       err, sizeof(err)) < 0)
 		return fail(job, "%s", err);
 	if ((r = check_fd_headroom()) < 0)
 		return fail(job, "not enough file descriptors left to start "
@@ -211,6 +212,9 @@ static int supervise(struct job *job)
 	int r = runx_supervise(&job->sup, &job->plan, &job->scope,
 			       job->child.pidfd,
 			       job->relaying ? &job->relay : NULL, res);
+
+	if (runx_scope_usage(&job->scope, &res->usage) == 0)
+		runx_report_tell_usage(job->opts, &res->usage);
 
 	if (r < 0)
 		snprintf(res->error, sizeof(res->error),

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "cgroup.h"
+
 /* Why the run ended (the report's "reason"). */
 enum runx_end_reason {
 	RUNX_END_EXITED,        /* the command exited on its own */
@@ -48,6 +50,7 @@ struct runx_result {
 	int unkillable;           /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	bool unverified;          /* the scope could not be seen at the end */
 	struct rusage rusage;     /* of the command itself, wait4(2) */
+	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
 	int nsignals;
 	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */
