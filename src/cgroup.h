@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The resource limits of the job (runx(1), RESOURCE LIMITS). */
+/* The resource limits of the job (runx(1), "Resource limits"). */
 struct runx_cgroup_limits {
 	int64_t memory_max;    /* memory.max in bytes; -1: none */
 	int64_t pids_max;      /* pids.max, processes and threads; -1: none */
