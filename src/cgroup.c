@@ -504,25 +504,38 @@ static int nest(struct runx_cgroup *cg, const char *own, const char *base,
 	return enable_in(cg->top, bits, &cg->top_added, err, errsize);
 }
 
+/*
+ * The root layout: the controllers enabled in the root's
+ * cgroup.subtree_control (left so: other jobs may use them), the job in
+ * own/runx-PID-N.  The root is exempt from the no-internal-process rule;
+ * the root of a cgroup namespace is not, and fails with EBUSY while it
+ * holds processes.  0 or -errno with a message in err.
+ */
+static int root_layout(struct runx_cgroup *cg, const char *own, unsigned bits,
+		       char *err, size_t errsize)
+{
+	unsigned added = 0;
+	int r = enable_in(own, bits, &added, err, errsize);
+
+	if (r < 0 || (r = unique_name(cg->path, sizeof(cg->path), own, err,
+				      errsize)) < 0)
+		return r;
+	if ((r = make_dir(cg->path, err, errsize)) < 0)
+		cg->path[0] = '\0';
+	return r;
+}
+
 /* Lays the job's cgroup out for the limits (see the header); 0, -errno. */
 static int lay_out(struct runx_cgroup *cg, const char *own, unsigned bits,
 		   char *err, size_t errsize)
 {
 	char mine[PATH_MAX], parent[PATH_MAX];
 	int r = own_cgroup_path(mine, sizeof(mine));
+	bool root = r == 0 && strcmp(mine, "/") == 0;
 
-	if (r == 0 && strcmp(mine, "/") == 0) {
-		/* the root is exempt from the no-internal-process rule */
-		unsigned added = 0;
-		if ((r = enable_in(own, bits, &added, err, errsize)) < 0 ||
-		    (r = unique_name(cg->path, sizeof(cg->path), own, err,
-				     errsize)) < 0)
-			return r;
-		if ((r = make_dir(cg->path, err, errsize)) < 0)
-			cg->path[0] = '\0';
+	if (root && (r = root_layout(cg, own, bits, err, errsize)) != -EBUSY)
 		return r;
-	}
-	int others = r < 0 ? r : holds_others(own);
+	int others = r < 0 && !root ? r : holds_others(own);
 	if (others < 0) {
 		snprintf(err, errsize, "cannot read the processes of '%s': %s",
 			 own, strerror(-others));
@@ -530,6 +543,8 @@ static int lay_out(struct runx_cgroup *cg, const char *own, unsigned bits,
 	}
 	if (!others)
 		return nest(cg, own, own, bits, err, errsize);
+	if (root) /* a cgroup namespace's root: its parent is not ours */
+		return -EBUSY; /* err: root_layout's message */
 	/* own holds other processes: no child of own can have the
 	 * controllers, so the job goes next to own, below its parent */
 	parent_dir(own, parent, sizeof(parent));

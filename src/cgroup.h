@@ -95,7 +95,8 @@ int runx_cgroup_check_controllers(const char *own,
  * for its children only while it holds no process) decides the layout:
  *  - own is the root: the controllers are enabled in its
  *    cgroup.subtree_control (and left so), the job is own/runx-PID-N;
- *  - own holds runx only: runx moves itself into own/runx-PID-N/supervisor,
+ *  - own holds runx only (also a cgroup namespace's root, which is not
+ *    exempt from the rule): runx moves itself into own/runx-PID-N/supervisor,
  *    the controllers are enabled in own and own/runx-PID-N, the job is
  *    own/runx-PID-N/job;
  *  - own holds other processes too (a session scope): the same below own's
