@@ -135,6 +135,6 @@ RPID=$!
 S=0
 wait "$RPID" || S=$?
 assert_eq "--pids-max, a command name not in PATH: 127" 127 "$S"
-no_runx_cgroup "--pids-max, a missing command: no runx-* cgroup left" "$RPID"
+no_runx_cgroup "--pids-max, a command name not in PATH: no runx-* cgroup left" "$RPID"
 
 done_testing
