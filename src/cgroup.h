@@ -8,19 +8,44 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+/* The resource limits of the job (runx(1), "Resource limits"). */
+struct runx_cgroup_limits {
+	int64_t memory_max;    /* memory.max in bytes; -1: none */
+	int64_t pids_max;      /* pids.max, processes and threads; -1: none */
+	int64_t cpu_quota_us;  /* cpu.max quota, microseconds; 0: none */
+	int64_t cpu_period_us; /* cpu.max period, microseconds */
+};
+
+/* What the job's cgroup measured, read before it is removed. */
+struct runx_cgroup_usage {
+	bool valid;	     /* read from a job cgroup (else all unknown) */
+	int64_t memory_peak; /* memory.peak, bytes; -1: no such file */
+	int64_t cpu_usec;    /* cpu.stat usage_usec, microseconds; -1 */
+	int64_t pids_peak;   /* pids.peak; -1: no such file */
+	int64_t oom_kills;   /* memory.events oom_kill; -1: no such file */
+};
 
 struct runx_cgroup {
 	char path[PATH_MAX]; /* the job's cgroup directory */
-	int dir_fd;    /* O_DIRECTORY: CLONE_INTO_CGROUP of clone3(2) */
-	int procs_fd;  /* its cgroup.procs, O_WRONLY: the fork/vfork child
-			* writes "0" there before execve */
+	int dir_fd;	     /* O_DIRECTORY: CLONE_INTO_CGROUP of clone3(2) */
+	int procs_fd;	     /* its cgroup.procs, O_WRONLY: the fork/vfork child
+			      * writes "0" there before execve */
 	int events_fd; /* its cgroup.events: POLLPRI when "populated" flips */
 	int kill_fd;   /* its cgroup.kill, O_WRONLY (Linux 5.14), or -1: opened
 			* before the launch, so a kill needs no new fd */
 	int freeze_fd; /* its cgroup.freeze, O_WRONLY (Linux 5.2), or -1 */
 	char rel[PATH_MAX]; /* the path as /proc/PID/cgroup shows it ("" if
 			     * runx's own cgroup could not be read) */
+	/* With limits (runx_cgroup_create_limited), where path is top/job: */
+	char top[PATH_MAX];  /* the runx-PID-N directory, removed last; or "" */
+	char home[PATH_MAX]; /* runx's own cgroup, to move back to; or "" */
+	bool moved;	     /* runx moved itself into top/supervisor */
+	unsigned home_added; /* controllers runx enabled in home's
+			      * cgroup.subtree_control (bits), to undo */
+	unsigned top_added;  /* controllers enabled in top's */
 };
 
 /*
@@ -50,6 +75,50 @@ int runx_cgroup_probe(const char *parent);
  */
 int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 		       size_t errsize);
+
+/*
+ * 0 if every controller that the limits l need (memory for memory_max,
+ * pids for pids_max, cpu for cpu_quota_us) is offered to runx's cgroup own
+ * (listed in its cgroup.controllers, cgroup-v2.rst "Enabling and
+ * Disabling"); else -ENOTSUP with a message in err naming the missing
+ * controllers and what to do, or -errno if the file cannot be read.
+ */
+int runx_cgroup_check_controllers(const char *own,
+				  const struct runx_cgroup_limits *l, char *err,
+				  size_t errsize);
+
+/*
+ * Makes the job's cgroup with the limits l set (memory.max, pids.max,
+ * cpu.max) before anything runs in it, and opens its fds as
+ * runx_cgroup_create does.  own is runx's cgroup; the no-internal-process
+ * rule (cgroup-v2.rst: a non-root cgroup can enable domain controllers
+ * for its children only while it holds no process) decides the layout:
+ *  - own is the root: the controllers are enabled in its
+ *    cgroup.subtree_control (and left so), the job is own/runx-PID-N;
+ *  - own holds runx only (also a cgroup namespace's root, which is not
+ *    exempt from the rule): runx moves itself into own/runx-PID-N/supervisor,
+ *    the controllers are enabled in own and own/runx-PID-N, the job is
+ *    own/runx-PID-N/job;
+ *  - own holds other processes too (a session scope): the same below own's
+ *    parent, whose cgroup.subtree_control offers the controllers to own.
+ * runx_cgroup_remove undoes all of it (disables what runx enabled, moves
+ * runx back into own, removes the directories).  Returns 0, or -errno with
+ * a one-line message in err; nothing is left behind on failure.
+ */
+int runx_cgroup_create_limited(struct runx_cgroup *cg, const char *own,
+			       const struct runx_cgroup_limits *l, char *err,
+			       size_t errsize);
+
+/*
+ * Reads what the job's cgroup measured into *u: memory.peak (Linux 5.19),
+ * cpu.stat usage_usec, pids.peak (not in every kernel: Linux 6.1 has
+ * it), memory.events oom_kill
+ * (cgroup-v2.rst; hierarchical: child cgroups of the job count too).  A
+ * file the kernel or the cgroup's controllers lack reads as -1.  Opens and
+ * closes its own fds; call it before runx_cgroup_remove.
+ */
+void runx_cgroup_read_usage(const struct runx_cgroup *cg,
+			    struct runx_cgroup_usage *u);
 
 /* 1 if the job's cgroup subtree has live processes, 0 if not, or -errno.
  * Re-reads cgroup.events with pread(2), which also re-arms its POLLPRI. */
@@ -102,7 +171,8 @@ int runx_cgroup_wait_empty(struct runx_cgroup *cg, long long timeout_ns);
 
 /*
  * Closes cg's fds and removes the job's cgroup and any cgroup the job made
- * below it, deepest first, retrying a bounded number of times on EBUSY
+ * below it, deepest first (with limits: also undoes the layout, see
+ * runx_cgroup_create_limited), retrying a bounded number of times on EBUSY
  * (a cgroup stays busy briefly after its last task exits: this sleeps up
  * to 1 s in 5 ms steps).  A cgroup that still has processes is killed and
  * waited for first (at most kill_wait_ns nanoseconds).  Returns 0 or

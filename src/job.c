@@ -101,8 +101,9 @@ int runx_job_acquire(struct runx_job *job)
 	if ((r = runx_supervisor_open(&job->sup)) < 0)
 		return fail(job, "cannot set up the supervisor: %s",
 			    strerror(-r));
-	if (runx_scope_prepare(&job->scope, job->plan.scope, err, sizeof(err)) <
-	    0)
+	if (runx_scope_prepare(&job->scope, job->plan.scope,
+			       job->plan.has_limits ? &job->plan.limits : NULL,
+			       err, sizeof(err)) < 0)
 		return fail(job, "%s", err);
 	if ((r = check_fd_headroom()) < 0)
 		return fail(job,
@@ -200,6 +201,8 @@ int runx_job_supervise(struct runx_job *job)
 	    runx_supervise(&job->sup, &job->plan, &job->scope, job->child.pidfd,
 			   job->relaying ? &job->relay : NULL, res);
 
+	if (runx_scope_usage(&job->scope, &res->usage) == 0)
+		runx_report_tell_usage(job->opts, &res->usage);
 	if (r < 0)
 		snprintf(res->error, sizeof(res->error),
 			 "supervision failed: %s", strerror(-r));

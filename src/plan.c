@@ -127,11 +127,15 @@ int runx_plan_make(const struct runx_options *opts, struct runx_plan *plan,
 			 "this build", runx_scope_kind_name(plan->scope));
 		return -ENOTSUP;
 	}
-	if (opts->memory_max >= 0 || opts->pids_max >= 0 ||
-	    opts->cpu_max_quota_us > 0) {
-		snprintf(err, errsize, "resource limits are not available in "
-			 "this build");
-		return -ENOTSUP;
+	plan->has_limits = opts->memory_max >= 0 || opts->pids_max >= 0 ||
+			   opts->cpu_max_quota_us > 0;
+	plan->limits = (struct runx_cgroup_limits){
+	    opts->memory_max, opts->pids_max, opts->cpu_max_quota_us,
+	    opts->cpu_max_period_us};
+	if (plan->has_limits && plan->scope != RUNX_SCOPE_CGROUP) {
+		/* options.c makes a limit imply the cgroup scope */
+		snprintf(err, errsize, "resource limits need the cgroup scope");
+		return -EINVAL;
 	}
 	return decide_backend(plan, err, errsize);
 }

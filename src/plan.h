@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cgroup.h"
 #include "options.h"
 
 struct runx_plan {
@@ -25,6 +26,8 @@ struct runx_plan {
 	bool relay;			/* --idle-timeout: output via runx */
 	char auto_note[PATH_MAX + 256]; /* -v line on how auto decided */
 	const char *backend_note;	/* -v line on a backend fallback */
+	bool has_limits; /* --memory-max, --pids-max, --cpu-max */
+	struct runx_cgroup_limits limits; /* with has_limits: the cgroup's */
 };
 
 /*

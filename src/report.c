@@ -17,6 +17,7 @@
 
 #include "duration.h"
 #include "json.h"
+#include "log.h"
 #include "signals.h"
 
 /* Why the run ended, beyond enum runx_end_reason. */
@@ -38,6 +39,7 @@ struct runx_report {
 	struct timespec end;     /* CLOCK_REALTIME at end */
 	int64_t wall_ns;         /* CLOCK_MONOTONIC end - start, ns */
 	const struct runx_result *result; /* with RUNX_REPORT_SUPERVISED */
+	const struct runx_cgroup_usage *usage; /* the job's cgroup's figures */
 	int exec_errno;                   /* with RUNX_REPORT_EXEC_FAILED */
 	const char *error;                /* message, or NULL */
 	int exit_status;                  /* runx's exit status */
@@ -236,6 +238,34 @@ static void put_rusage(struct runx_json *j)
 	runx_json_end_object(j);
 }
 
+/* key: v if it is not negative, else null (a figure the kernel lacks). */
+static void put_count(struct runx_json *j, const char *key, int64_t v)
+{
+	runx_json_key(j, key);
+	if (v >= 0)
+		runx_json_int(j, v);
+	else
+		runx_json_null(j);
+}
+
+/* The job's cgroup's own figures; null without a cgroup or a file. */
+static void put_cgroup_usage(struct runx_json *j, const struct runx_report *r)
+{
+	static const struct runx_cgroup_usage none = {false, -1, -1, -1, -1};
+	const struct runx_cgroup_usage *u =
+	    r->usage != NULL && r->usage->valid ? r->usage : &none;
+
+	put_count(j, "memory_peak", u->memory_peak);
+	runx_json_key(j, "cpu_time");
+	if (u->cpu_usec >= 0)
+		runx_json_seconds_us(j, u->cpu_usec / 1000000,
+				     (long)(u->cpu_usec % 1000000));
+	else
+		runx_json_null(j);
+	put_count(j, "pids_peak", u->pids_peak);
+	put_count(j, "oom_kills", u->oom_kills);
+}
+
 /* The report's text (heap, ends with a newline) in *text; 0 or -ENOMEM. */
 static int build(const struct runx_report *r, char **text, size_t *len)
 {
@@ -268,6 +298,7 @@ static int build(const struct runx_report *r, char **text, size_t *len)
 	put_string(&j, "error", r->error);
 	put_int_or_null(&j, "exec_errno", r->exec_errno);
 	put_rusage(&j);
+	put_cgroup_usage(&j, r);
 	runx_json_end_object(&j);
 	return runx_json_finish(&j, text, len);
 }
@@ -305,6 +336,7 @@ static void gather(const struct runx_plan *plan, const struct runx_result *res,
 	r->end = res->end;
 	r->wall_ns = res->start_ns ? res->end_ns - res->start_ns : 0;
 	r->result = r->kind == RUNX_REPORT_SUPERVISED ? res : NULL;
+	r->usage = &res->usage;
 	r->exec_errno = res->exec_errno;
 	r->error = res->error[0] ? res->error : NULL;
 	r->exit_status = res->exit_status;
@@ -359,4 +391,37 @@ int runx_report_write(const char *path, const struct runx_plan *plan,
 
 	gather(plan, res, &view);
 	return write_report(path, &view);
+}
+
+/* bytes as "24 MiB" where it is a whole number of KiB, MiB, ...; else B. */
+static void format_size(int64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+	int unit = -1;
+
+	while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		unit++;
+	}
+	if (unit < 0)
+		snprintf(buf, size, "%lld bytes", (long long)bytes);
+	else
+		snprintf(buf, size, "%lld %s", (long long)bytes, units[unit]);
+}
+
+void runx_report_tell_usage(const struct runx_options *opts,
+			    const struct runx_cgroup_usage *u)
+{
+	char limit[64], why[96] = "";
+
+	if (!u->valid || u->oom_kills <= 0)
+		return;
+	if (opts->memory_max >= 0) {
+		format_size(opts->memory_max, limit, sizeof(limit));
+		snprintf(why, sizeof(why), " (memory.max %s reached)", limit);
+	}
+	runx_verbose("the kernel's OOM killer ended %lld process%s of the "
+		     "job%s",
+		     (long long)u->oom_kills, u->oom_kills == 1 ? "" : "es",
+		     why);
 }

@@ -12,10 +12,22 @@
  * partial report (rename(2)).  Strings that are not valid UTF-8
  * (arguments are bytes) get U+FFFD for each bad byte.  The children's CPU
  * time and peak memory come from getrusage(2) RUSAGE_CHILDREN: the command
- * and every orphan runx reaped.  Returns 0 or -errno (the temporary file is
+ * and every orphan runx reaped; with a cgroup, the job's own figures
+ * (res->usage: memory_peak in bytes, cpu_time in seconds, pids_peak,
+ * oom_kills; null for a figure the kernel lacks and for other scopes).
+ * Returns 0 or -errno (the temporary file is
  * removed on failure).
  */
 int runx_report_write(const char *path, const struct runx_plan *plan,
 		      const struct runx_result *res);
+
+/*
+ * Says with -v (runx_verbose) how many processes of the job the kernel's
+ * OOM killer ended, from the cgroup's memory.events oom_kill (cgroup-v2.rst;
+ * it counts a kill whichever limit was reached), naming --memory-max if
+ * it was given.  Says nothing when there was none or no cgroup.
+ */
+void runx_report_tell_usage(const struct runx_options *opts,
+			    const struct runx_cgroup_usage *u);
 
 #endif

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "cgroup.h"
+
 /* Why the run ended (the report's "reason"). */
 enum runx_end_reason {
 	RUNX_END_EXITED,	/* the command exited on its own */
@@ -67,6 +69,7 @@ struct runx_result {
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	bool unverified;       /* the scope could not be seen at the end */
 	struct rusage rusage;  /* of the command itself, wait4(2) */
+	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
 	struct runx_named at_deadline; /* alive when the deadline fired */
 	struct runx_named after_grace; /* alive when the grace period ended */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];

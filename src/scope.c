@@ -33,9 +33,11 @@ const struct runx_scope_ops *runx_scope_ops_for(enum runx_scope_kind kind)
 }
 
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
-		       char *err, size_t errsize)
+		       const struct runx_cgroup_limits *limits, char *err,
+		       size_t errsize)
 {
 	memset(s, 0, sizeof(*s));
+	s->limits = limits;
 	s->child_pidfd = -1;
 	s->cg.dir_fd = s->cg.procs_fd = s->cg.events_fd = s->cg.kill_fd =
 	    s->cg.freeze_fd = -1;

@@ -125,6 +125,7 @@ struct runx_scope {
 	int child_pidfd;   /* borrowed from the caller; -1 once reaped */
 	bool proc_trusted; /* /proc lists runx's pid namespace */
 	bool has_cgroup;   /* cgroup: cg is made and must be removed */
+	const struct runx_cgroup_limits *limits; /* cgroup: or NULL */
 	struct runx_cgroup cg;
 	struct runx_pidset reached; /* tree, cgroup: reached by a signal */
 	struct runx_pidns ns;	    /* pidns: the init's status pipe */
@@ -144,11 +145,21 @@ int runx_scope_cgroup_probe(char *why, size_t whysize);
 /*
  * Sets the scope of kind up before the launch (the kind's prepare: tree
  * makes runx a child subreaper, PR_SET_CHILD_SUBREAPER, prctl(2), Linux
- * 3.4; cgroup makes the job's cgroup v2 and opens its fds).  Returns 0, or
- * -errno with a one-line message in err; nothing is left behind then.
+ * 3.4; cgroup makes the job's cgroup v2 and opens its fds, with limits
+ * set on it if limits is not NULL, runx_cgroup_create_limited; limits is
+ * borrowed and must outlive the scope).  Returns 0, or -errno with a
+ * one-line message in err; nothing is left behind then.
  */
 int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
-		       char *err, size_t errsize);
+		       const struct runx_cgroup_limits *limits, char *err,
+		       size_t errsize);
+
+/*
+ * What the job's cgroup measured (runx_cgroup_read_usage) into *u, for
+ * the report; call it once the scope is empty, before release.  Returns
+ * 0, or -ENOTSUP (u->valid false) for a scope without a cgroup.
+ */
+int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u);
 
 /* Where the command must be started (cgroup fds, or -1 for other kinds;
  * for pidns, in a new PID namespace with the status pipe's write end). */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
@@ -48,6 +49,34 @@ int runx_scope_cgroup_probe(char *why, size_t whysize)
 	return r;
 }
 
+/* Says with -v where the job's cgroup with limits went, and runx. */
+static void tell_layout(const struct runx_scope *s)
+{
+	const struct runx_cgroup *cg = &s->cg;
+
+	if (cg->moved)
+		runx_verbose("limits: runx moved itself from '%s' into "
+			     "'%s/supervisor'; the job's cgroup is '%s'",
+			     cg->home, cg->top, cg->path);
+	else
+		runx_verbose("limits: the job's cgroup is '%s'", cg->path);
+}
+
+/* Makes the job's cgroup with the limits set (where the layout allows,
+ * runx_cgroup_create_limited) and opens its fds. */
+static int cgroup_prepare_limited(struct runx_scope *s, const char *own,
+				  char *err, size_t errsize)
+{
+	int r =
+	    runx_cgroup_create_limited(&s->cg, own, s->limits, err, errsize);
+
+	if (r < 0)
+		return r;
+	s->has_cgroup = true;
+	tell_layout(s);
+	return 0;
+}
+
 /* Makes the job's cgroup below runx's own and opens its fds. */
 static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 {
@@ -61,6 +90,8 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 			 strerror(-r), delegate_hint);
 		return r;
 	}
+	if (s->limits != NULL)
+		return cgroup_prepare_limited(s, own, err, errsize);
 	r = runx_cgroup_create(&s->cg, own, why, sizeof(why));
 	if (r < 0) {
 		snprintf(err, errsize, "no writable cgroup v2: %s%s", why,
@@ -88,6 +119,16 @@ static int list_pids(struct runx_scope *s, struct runx_census *c)
 	int count = c->count;
 	c->count = 0; /* the caller sets the count */
 	return count;
+}
+
+int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u)
+{
+	if (!s->has_cgroup) {
+		*u = (struct runx_cgroup_usage){false, -1, -1, -1, -1};
+		return -ENOTSUP;
+	}
+	runx_cgroup_read_usage(&s->cg, u);
+	return 0;
 }
 
 /* Live processes of the job's subtree; an unreadable cgroup is UNKNOWN. */

@@ -92,7 +92,7 @@ check_report() {
 }
 
 # shellcheck disable=SC2089 # JSON text for check.py, not shell words
-ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage"]'
+ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage","memory_peak","cpu_time","pids_peak","oom_kills"]'
 # shellcheck disable=SC2090
 export ALL_KEYS RUNX_VERSION
 
@@ -110,6 +110,7 @@ wall_time is a float, end - start|real(r["wall_time"]) and 0 <= r["wall_time"] a
 first_signal|r["first_signal"] == E.get("X_FIRST", "SIGTERM")
 rusage fields|sorted(r["rusage"]) == ["max_rss_kib", "system_cpu", "user_cpu"]
 rusage cpu times are floats >= 0|real(r["rusage"]["user_cpu"]) and real(r["rusage"]["system_cpu"]) and r["rusage"]["user_cpu"] >= 0 and r["rusage"]["system_cpu"] >= 0
+cgroup figures are null outside the cgroup scope|r["scope"] == "cgroup" or all(r[k] is None for k in ("memory_peak", "cpu_time", "pids_peak", "oom_kills"))
 rusage max_rss_kib is an integer|integer(r["rusage"]["max_rss_kib"]) and r["rusage"]["max_rss_kib"] >= 0
 exit_status|r["exit_status"] == int(E["X_STATUS"])
 signals_sent entries|all(sorted(s) == ["processes", "scope", "signal", "time"] and real(s["time"]) and s["time"] >= 0 and integer(s["processes"]) and s["processes"] >= 0 and s["scope"] == r["scope_target"] for s in r["signals_sent"])
@@ -661,5 +662,45 @@ while time.process_time() - t < 0.3:
     pass')
 assert_eq "rusage cpu: exit status 0" 0 "$s"
 check_report rusage "$rep" <<<'user_cpu + system_cpu >= 0.25 s for 0.3 s of CPU|r["rusage"]["user_cpu"] + r["rusage"]["system_cpu"] >= 0.25'
+
+# --- the cgroup's own figures ---------------------------------------------------------------
+# With -C the report has the job cgroup's memory_peak (bytes), cpu_time
+# (seconds, cpu.stat), pids_peak and oom_kills, each null where the job's
+# cgroup lacks the file: memory.* and pids.* exist only where runx's
+# cgroup enables those controllers for its children (cgroup.subtree_control).
+CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
+CGOWN=$CGMNT${CGOWN_REL%/}
+rep=$TMPD/cgroup.json
+if [ -n "$CGMNT" ] && mkdir "$CGOWN/runx-test-probe.$$" 2>/dev/null; then
+	rmdir "$CGOWN/runx-test-probe.$$"
+	s=$(st runx -C --report="$rep" -- "$PY" -c '
+import os, time
+t = time.process_time()
+x = bytearray(30 * 1024 * 1024); x[::4096] = b"\1" * len(x[::4096])
+if os.fork() == 0:
+    os._exit(0)
+os.wait()
+while time.process_time() - t < 0.3:
+    pass')
+	assert_eq "cgroup figures: exit status 0" 0 "$s"
+	for c in memory pids; do
+		if grep -qw "$c" "$CGOWN/cgroup.subtree_control"; then
+			export "X_$c=1"
+		else
+			export "X_$c="
+		fi
+	done
+	diag "the job's cgroup has memory.*: ${X_memory:-no}, pids.*: ${X_pids:-no}"
+	check_report cgroup "$rep" <<'EOF'
+scope|r["scope"] == "cgroup"
+cpu_time is a real >= 0.25 s for 0.3 s of CPU, <= wall_time * 2|real(r["cpu_time"]) and 0.25 <= r["cpu_time"] <= r["wall_time"] * 2
+memory_peak: >= 30 MiB where the job has memory.peak, else null|(integer(r["memory_peak"]) and r["memory_peak"] >= 30 * 1024 * 1024) if E["X_memory"] else r["memory_peak"] is None
+oom_kills: 0 where the job has memory.events, else null|same(r["oom_kills"], 0) if E["X_memory"] else r["oom_kills"] is None
+pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r["pids_peak"], 2) if E["X_pids"] else r["pids_peak"] is None
+EOF
+else
+	skip "cgroup figures" "no writable cgroup v2 here"
+fi
 
 done_testing

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Resource limits on the job's cgroup (SPEC.md "Resource limits", issue
 # 13), on a pure cgroup v2 machine, once per layout (root cgroup,
-# populated session scope); scripts/vm-check runs it with VM_LIMITS=1.
+# populated session scope); scripts/vm-check runs it unless VM_LIMITS=0.
 #   - the limits are in the job's memory.max, pids.max, cpu.max when the
-#     command starts; in the session layout runx is not left in the
-#     populated scope's cgroup next to the job (no-internal-process rule);
+#     command starts; in the root layout the job is /runx-*; in the session
+#     layout (a scope that holds another process, whose children can never
+#     get the controllers: the no-internal-process rule) the job is
+#     runx-*/job next to the scope and runx moved itself into
+#     runx-*/supervisor;
 #   - a shell that grows a string under --memory-max=24M: 137, the report
 #     counts oom_kills >= 1, -v says the OOM killer ended it; also for a
 #     process that called setsid;
@@ -12,6 +15,8 @@
 #     than 8 processes (sampled in /proc, and the report's pids_peak);
 #   - --cpu-max=0.5 on a busy loop: cpu_time about half the wall time
 #     (the same loop without the limit takes far more);
+#   - runx alone in a cgroup that is not the root: it moves itself into
+#     runx-*/supervisor below it and undoes everything afterwards;
 #   - bad values and a limit with another scope: 125, a message naming
 #     the value, nothing started;
 #   - a failed launch (126, 127) with a limit;
@@ -26,29 +31,35 @@ OWN=$(own_cgroup)
 OWN_PREFIX=${OWN%/}
 
 # --- the limits are set before the command starts ---------------------------------------
-cat >"$TMPD/look.sh" <<'EOF'
+cat >"$TMPD/looker.sh" <<'EOF'
 cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
 echo "$cg" >"$TMPD/look.cg"
 sed -n 's/^0:://p' "/proc/$PPID/cgroup" >"$TMPD/look.runx"
 cat "/sys/fs/cgroup$cg/$1" >"$TMPD/look.value"
 EOF
-# look OPTION FILE: runs the look.sh job with OPTION, which copies FILE of
+# look OPTION FILE: runs the looker.sh job with OPTION, which copies FILE of
 # its cgroup; prints runx's status.
 look() {
 	rm -f "$TMPD"/look.*
-	st "$RUNX" "$1" -- sh "$TMPD/look.sh" "$2"
+	st "$RUNX" "$1" -- sh "$TMPD/looker.sh" "$2"
 }
 assert_eq "--memory-max=24M: exit 0" 0 "$(look --memory-max=24M memory.max)"
 assert_eq "--memory-max=24M: the job's memory.max is 25165824" 25165824 \
 	"$(cat "$TMPD/look.value")"
 jobcg=$(cat "$TMPD/look.cg")
 runxcg=$(cat "$TMPD/look.runx")
-assert_match "--memory-max: the job's cgroup is below a runx-* cgroup of runx's own" \
-	"^$OWN_PREFIX/runx-[^/]+(/[^/]+)?\$" "$jobcg"
-assert_true "--memory-max: runx itself is not in the job's cgroup" [ "$runxcg" != "$jobcg" ]
 if [ "$LAYOUT" = session ]; then
-	assert_match "session: runx moved itself into a leaf below runx-* (not next to the job in the populated scope)" \
-		"^$OWN_PREFIX/runx-[^/]+/[^/]+\$" "$runxcg"
+	# the scope holds another process: no child of it can have the
+	# controllers (no-internal-process rule), so the job goes next to it
+	PARENT=${OWN_PREFIX%/*}
+	assert_match "session: the job's cgroup is runx-*/job next to the populated scope" \
+		"^$PARENT/runx-[^/]+/job\$" "$jobcg"
+	assert_eq "session: runx moved itself into runx-*/supervisor, next to the job" \
+		"${jobcg%/job}/supervisor" "$runxcg"
+else
+	assert_match "root: the job's cgroup is a runx-* cgroup of the root" \
+		"^/runx-[^/]+\$" "$jobcg"
+	assert_eq "root: runx stays in the root cgroup" / "$runxcg"
 fi
 assert_eq "--memory-max look: no runx-* cgroup left" "" "$(runx_cgroups)"
 
@@ -126,6 +137,39 @@ r=$(ratio "$TMPD/cpu.json")
 assert_num "--cpu-max=0.5: cpu_time / wall_time >= 0.35" "$r" '>=' 0.35
 assert_num "--cpu-max=0.5: cpu_time / wall_time <= 0.6" "$r" '<=' 0.6
 assert_clean "busy loops" "$M"
+
+# --- runx alone in its cgroup (systemd-run --scope -p Delegate=yes) --------------------------
+# runx moves itself into runx-*/supervisor below its own cgroup, enables
+# the controllers there, and undoes it all: afterwards its cgroup enables
+# nothing and can be removed.
+if [ "$LAYOUT" = session ]; then ALONE=${OWN_PREFIX%/*}/alone.$$; else ALONE=/alone.$$; fi
+mkdir "$CG$ALONE"
+rm -f "$TMPD"/look.*
+new_marker
+s=$(st sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -v --memory-max=24M --report="$3" -- sh "$4" memory.max "$5"' \
+	sh "$CG$ALONE" "$RUNX" "$TMPD/alone.json" "$TMPD/looker.sh" "$M" 2>"$TMPD/alone.err")
+assert_eq "alone: exit 0" 0 "$s" "$(cat "$TMPD/alone.err")"
+assert_eq "alone: the job's memory.max is 25165824" 25165824 "$(cat "$TMPD/look.value")"
+jobcg=$(cat "$TMPD/look.cg")
+assert_match "alone: the job's cgroup is runx-*/job below runx's own" \
+	"^$ALONE/runx-[^/]+/job\$" "$jobcg"
+assert_eq "alone: runx moved itself into runx-*/supervisor" \
+	"${jobcg%/job}/supervisor" "$(cat "$TMPD/look.runx")"
+assert_match "alone: -v says where runx and the job went" \
+	"^runx: limits: runx moved itself from '$CG$ALONE' into '.*/supervisor'" "$(cat "$TMPD/alone.err")"
+assert_eq "alone: runx's cgroup enables no controller afterwards" "" \
+	"$(cat "$CG$ALONE/cgroup.subtree_control")"
+assert_eq "alone: no runx-* cgroup left" "" "$(runx_cgroups)"
+s=$(st sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -v --memory-max=24M --report="$3" -- sh -c "$4" "$5"' \
+	sh "$CG$ALONE" "$RUNX" "$TMPD/alone2.json" 'x=0123456789abcdef; while :; do x="$x$x"; done' "$M" \
+	2>"$TMPD/alone2.err")
+assert_eq "alone, a growing string under --memory-max=24M: 137" 137 "$s"
+assert_num "alone: the report's oom_kills >= 1" "$(json_num "$TMPD/alone2.json" oom_kills)" '>=' 1
+assert_match "alone: -v names the OOM kill and the limit" \
+	"^runx: the kernel's OOM killer ended [0-9]+ process(es)? of the job \\(memory.max 24 MiB reached\\)" \
+	"$(cat "$TMPD/alone2.err")"
+assert_clean "alone OOM" "$M"
+assert_true "alone: runx's cgroup is empty and can be removed" rmdir "$CG$ALONE"
 
 # --- bad values: 125, the value named, nothing started ----------------------------------------
 # bad OPTION=VALUE [VALUE-IN-MESSAGE]

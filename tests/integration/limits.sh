@@ -1,0 +1,140 @@
+#!/bin/bash
+# Resource limits (--memory-max, --pids-max, --cpu-max; SPEC "Resource
+# limits"), on this host.  Bad values and a limit with another scope: 125,
+# one message naming the value, nothing started.  Each limit needs its
+# controller in runx's cgroup v2: where cgroup.controllers of runx's cgroup
+# lacks it (hosts whose memory/pids/cpu are on cgroup v1, as the
+# development machine's): 125 naming the option, the controller and
+# systemd-run's Delegate=yes, nothing started, no runx-* cgroup left; where
+# it is offered, the job's cgroup has the limit when the command starts and
+# nothing is left after.  The limits at work (OOM kills, fork storms, CPU
+# throttling) are tested in the pure cgroup v2 guest: tests/vm/limits.sh.
+# shellcheck source=tests/integration/lib.sh
+. "$TESTLIB"
+
+CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+CGOWN_REL=$(sed -n 's/^0:://p' /proc/self/cgroup)
+CGOWN=$CGMNT${CGOWN_REL%/}
+
+# --- own helpers ---------------------------------------------------------------
+
+# no_runx_cgroup NAME PID: runx PID left no runx-PID-* cgroup anywhere.
+no_runx_cgroup() {
+	local left=""
+	[ -n "$CGMNT" ] &&
+		left=$(find "$CGMNT" -type d -name "runx-$2-*" 2>/dev/null)
+	if [ -z "$left" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "left behind: $left"
+	fi
+}
+
+# run_limited ARGS...: runx ARGS -- touch MARKER in the background
+# (so its pid is known); sets S (status), ERR (stderr) and RPID.
+run_limited() {
+	rm -f "$TMPD/started"
+	runx "$@" -- touch "$TMPD/started" 2>"$TMPD/err" &
+	RPID=$!
+	S=0
+	wait "$RPID" || S=$?
+	ERR=$(cat "$TMPD/err")
+}
+
+# bad OPTION=VALUE [SHOWN]: 125, one "runx: " line naming SHOWN (default
+# the value), nothing started, no cgroup left.
+bad() {
+	local shown=${2-${1#*=}}
+	run_limited "$1"
+	assert_eq "$1: exit status 125" 125 "$S"
+	assert_match "$1: a runx: message naming '$shown'" "^runx: .*'$shown'" "$ERR"
+	assert_eq "$1: one line of message" 1 "$(printf '%s\n' "$ERR" | wc -l)"
+	assert_false "$1: the command did not start" test -e "$TMPD/started"
+	no_runx_cgroup "$1: no runx-* cgroup left" "$RPID"
+}
+
+# offered CONTROLLER: true if runx's cgroup v2 offers CONTROLLER.
+offered() {
+	[ -n "$CGMNT" ] && grep -qw "$1" "$CGOWN/cgroup.controllers" 2>/dev/null
+}
+
+# --- bad values ----------------------------------------------------------------
+for v in '' -1 -0 lots 1.5 24Q 99999999999T 0x10; do bad "--memory-max=$v"; done
+for v in '' -1 0 lots 1.5 99999999999999999999; do bad "--pids-max=$v"; done
+for v in '' -1 0 lots nan 0.0001x 99999999999999999999; do bad "--cpu-max=$v"; done
+
+for scope in tree group child; do
+	run_limited --kill-scope="$scope" --memory-max=24M
+	assert_eq "--memory-max with --kill-scope=$scope: 125" 125 "$S"
+	assert_match "--memory-max with --kill-scope=$scope: the message names both" \
+		"^runx: --memory-max.*--kill-scope=$scope" "$ERR"
+	assert_false "--memory-max with --kill-scope=$scope: the command did not start" \
+		test -e "$TMPD/started"
+done
+
+# --- each limit: refused where the controller is not offered, else set ---------
+# limit OPTION CONTROLLER FILE EXPECTED: see the header.
+limit() {
+	local opt=$1 ctl=$2 file=$3 want=$4 value
+	if ! offered "$ctl"; then
+		diag "runx's cgroup ($CGOWN) does not offer $ctl: the refusal is tested"
+		run_limited "$opt"
+		assert_eq "$opt, no $ctl controller: exit status 125" 125 "$S"
+		assert_match "$opt, no $ctl controller: the message names the option and the controller" \
+			"^runx: ${opt%%=*}: the cgroup v2 $ctl controller is not offered to runx's cgroup" "$ERR"
+		assert_match "$opt, no $ctl controller: the message says what to do" \
+			"systemd-run --user --scope -p Delegate=yes" "$ERR"
+		assert_eq "$opt, no $ctl controller: one line of message" 1 \
+			"$(printf '%s\n' "$ERR" | wc -l)"
+		assert_false "$opt, no $ctl controller: the command did not start" \
+			test -e "$TMPD/started"
+		no_runx_cgroup "$opt, no $ctl controller: no runx-* cgroup left" "$RPID"
+		return
+	fi
+	diag "runx's cgroup ($CGOWN) offers $ctl: the limit is tested"
+	# shellcheck disable=SC2016 # expanded by the job's shell
+	runx "$opt" -- sh -c 'cat "'"$CGMNT"'$(sed -n "s/^0:://p" /proc/self/cgroup)/$1"' \
+		sh "$file" >"$TMPD/value" 2>"$TMPD/err" &
+	RPID=$!
+	S=0
+	wait "$RPID" || S=$?
+	value=$(cat "$TMPD/value")
+	assert_eq "$opt: exit status 0" 0 "$S" "$(cat "$TMPD/err")"
+	assert_eq "$opt: the job's $file when it starts" "$want" "$value"
+	no_runx_cgroup "$opt: no runx-* cgroup left" "$RPID"
+}
+limit --memory-max=24M memory memory.max 25165824
+limit --pids-max=8 pids pids.max 8
+limit --cpu-max=0.5 cpu cpu.max "50000 100000"
+
+# All three at once, with the first missing controller named.
+missing=""
+for c in memory pids cpu; do offered "$c" || missing="$missing${missing:+, }$c"; done
+if [ -n "$missing" ]; then
+	run_limited --memory-max=1G --pids-max=100 --cpu-max=2
+	assert_eq "all three limits, missing $missing: 125" 125 "$S"
+	assert_match "all three limits: the message names every missing controller ($missing)" \
+		"the cgroup v2 $missing controllers? (is|are) not offered" "$ERR"
+	assert_false "all three limits: the command did not start" test -e "$TMPD/started"
+	no_runx_cgroup "all three limits: no runx-* cgroup left" "$RPID"
+fi
+
+# A command path that does not exist, with a limit: the scope is set up
+# before the launch, so 127 where the limit can be set, else 125; a
+# command name not found in PATH is looked up first: 127 either way.
+# Never a cgroup left.
+runx --pids-max=8 -- "$TMPD/no-such-command" 2>/dev/null &
+RPID=$!
+S=0
+wait "$RPID" || S=$?
+if offered pids; then want=127; else want=125; fi
+assert_eq "--pids-max, a missing command path: $want" "$want" "$S"
+no_runx_cgroup "--pids-max, a missing command path: no runx-* cgroup left" "$RPID"
+runx --pids-max=8 -- no-such-command-$$ 2>/dev/null &
+RPID=$!
+S=0
+wait "$RPID" || S=$?
+assert_eq "--pids-max, a command name not in PATH: 127" 127 "$S"
+no_runx_cgroup "--pids-max, a command name not in PATH: no runx-* cgroup left" "$RPID"
+
+done_testing
