@@ -23,11 +23,6 @@ void runx_log_set_verbose(bool verbose)
 	verbose_on = verbose;
 }
 
-bool runx_log_verbose(void)
-{
-	return verbose_on;
-}
-
 /*
  * The length of the valid UTF-8 sequence at s (2 to 4), or 0 if s does not
  * start one: overlong forms, surrogates and values past U+10FFFF are

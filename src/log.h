@@ -19,9 +19,6 @@
 /* Turns the -v/--verbose lines on or off (off by default). */
 void runx_log_set_verbose(bool verbose);
 
-/* True when -v/--verbose lines are wanted. */
-bool runx_log_verbose(void);
-
 /*
  * Writes value into buf (size bytes, NUL included; size >= 8) as it may
  * appear inside a message: a control character (0x00-0x1f, 0x7f), a byte
