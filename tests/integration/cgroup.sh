@@ -32,15 +32,8 @@ at_exit remove_stray_subcgroups
 
 # --- own helpers ---------------------------------------------------------------
 
-# The backend for tests that do not loop over backends: RUNX_LAUNCH, unless
-# that backend cannot do the cgroup scope here (posix_spawn before glibc
-# 2.39: tested on its own below), then runx's default.
-CG_LAUNCH_ARGS=("${LAUNCH_ARGS[@]}")
-if [ "${RUNX_LAUNCH:-}" = posix_spawn ] &&
-	[ "$("$RUNX" --launch=posix_spawn -C -- true 2>/dev/null; echo $?)" = 125 ]; then
-	CG_LAUNCH_ARGS=()
-	diag "posix_spawn cannot do the cgroup scope here: runx's default backend is used"
-fi
+# CG_LAUNCH_ARGS (lib.sh): the backend for tests that do not loop over
+# backends (posix_spawn's refusal before glibc 2.39 is tested below).
 
 # cg_bg ARGS...: runx in the background with the cgroup scope; RUNX_PID.
 cg_bg() {

@@ -68,6 +68,22 @@ if [ -n "${RUNX_LAUNCH:-}" ]; then
 	echo "# RUNX_LAUNCH=$RUNX_LAUNCH: every run adds --launch=$RUNX_LAUNCH"
 fi
 
+# CG_LAUNCH_ARGS: LAUNCH_ARGS for runs in the cgroup scope: RUNX_LAUNCH,
+# unless that backend cannot start a command inside a cgroup here
+# (posix_spawn before glibc 2.39, whose refusal cgroup.sh tests on its
+# own), then runx's default backend.
+CG_LAUNCH_ARGS=("${LAUNCH_ARGS[@]}")
+if [ "${RUNX_LAUNCH:-}" = posix_spawn ] &&
+	[ "$("$RUNX" --launch=posix_spawn -C -- true 2>/dev/null; echo $?)" = 125 ]; then
+	CG_LAUNCH_ARGS=()
+	echo "# posix_spawn cannot do the cgroup scope here: cgroup runs use runx's default backend"
+fi
+
+# runx_cg ARGS...: the binary under test for a run in the cgroup scope.
+runx_cg() {
+	"$RUNX" "${CG_LAUNCH_ARGS[@]}" "$@"
+}
+
 # --- TAP ---------------------------------------------------------------
 
 TAP_N=0

@@ -34,7 +34,7 @@ no_runx_cgroup() {
 # (so its pid is known); sets S (status), ERR (stderr) and RPID.
 run_limited() {
 	rm -f "$TMPD/started"
-	runx "$@" -- touch "$TMPD/started" 2>"$TMPD/err" &
+	runx_cg "$@" -- touch "$TMPD/started" 2>"$TMPD/err" &
 	RPID=$!
 	S=0
 	wait "$RPID" || S=$?

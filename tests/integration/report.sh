@@ -674,7 +674,7 @@ CGOWN=$CGMNT${CGOWN_REL%/}
 rep=$TMPD/cgroup.json
 if [ -n "$CGMNT" ] && mkdir "$CGOWN/runx-test-probe.$$" 2>/dev/null; then
 	rmdir "$CGOWN/runx-test-probe.$$"
-	s=$(st runx -C --report="$rep" -- "$PY" -c '
+	s=$(st runx_cg -C --report="$rep" -- "$PY" -c '
 import os, time
 t = time.process_time()
 x = bytearray(30 * 1024 * 1024); x[::4096] = b"\1" * len(x[::4096])
