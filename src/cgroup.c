@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "syscalls.h"
 
 /* Reads a whole small file into buf (NUL-terminated); -errno on failure. */
@@ -91,7 +92,7 @@ static bool dir_holds_pid(const char *dir, pid_t pid)
 
 		if (f == NULL)
 			return false;
-		while (!found && fscanf(f, "%ld", &v) == 1)
+		while (!found && runx_read_long(f, &v))
 			found = v == (long)pid;
 		fclose(f);
 		if (found)
@@ -421,7 +422,7 @@ static int holds_others(const char *dir)
 	FILE *f = fopen(path, "re");
 	if (f == NULL)
 		return -errno;
-	while (!others && fscanf(f, "%ld", &pid) == 1)
+	while (!others && runx_read_long(f, &pid))
 		others = pid != (long)getpid();
 	fclose(f);
 	return others;
@@ -652,7 +653,7 @@ static int each_pid_in(const char *dir, int (*fn)(pid_t, void *), void *arg)
 	f = fopen(path, "re");
 	if (f == NULL)
 		return errno == ENOENT ? 0 : -errno;
-	while (r == 0 && fscanf(f, "%ld", &pid) == 1)
+	while (r == 0 && runx_read_long(f, &pid))
 		if (pid > 0)
 			r = fn((pid_t)pid, arg);
 	fclose(f);

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -69,7 +70,9 @@ static bool read_sysctl(const char *path, long *value)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return sscanf(buf, "%ld", value) == 1;
+	char *end;
+	*value = strtol(buf, &end, 10);
+	return end != buf;
 }
 
 int runx_pidns_probe(bool new_user, char *err, size_t errsize)

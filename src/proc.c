@@ -30,30 +30,65 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return n;
 }
 
+bool runx_read_long(FILE *f, long *v)
+{
+	int c, sign = 1;
+	bool digits = false;
+	long n = 0;
+
+	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t')
+		;
+	if (c == '-' || c == '+') {
+		sign = c == '-' ? -1 : 1;
+		c = getc(f);
+	}
+	for (; c >= '0' && c <= '9'; c = getc(f)) {
+		n = n * 10 + (c - '0');
+		digits = true;
+	}
+	if (c != EOF)
+		ungetc(c, f);
+	*v = sign * n;
+	return digits;
+}
+
+/* The field after *p (space-separated) as a number; advances *p. */
+static unsigned long long next_field(char **p, bool *ok)
+{
+	char *end;
+
+	while (**p == ' ')
+		(*p)++;
+	unsigned long long v = strtoull(*p, &end, 10);
+	if (end == *p)
+		*ok = false;
+	*p = end;
+	return v;
+}
+
 int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 {
 	char path[64], buf[1024];
-	unsigned long long start;
-	int ppid, pgrp, session;
+	bool ok = true;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	ssize_t n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
+	/* after the last ')': the command name may hold spaces and ')' */
 	char *p = strrchr(buf, ')');
-	/* fields 3-6, then skip 7-21 to the start time (22) */
-	if (p == NULL ||
-	    sscanf(p + 1,
-		   " %c %d %d %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-		   "%*s %*s %*s %*s %llu",
-		   &st->state, &ppid, &pgrp, &session, &start) != 5)
+	if (p == NULL || p[1] != ' ' || p[2] == '\0')
 		return -EINVAL;
+	st->state = p[2];
+	p += 3;
+	st->ppid = (pid_t)next_field(&p, &ok);	  /* 4 */
+	st->pgrp = (pid_t)next_field(&p, &ok);	  /* 5 */
+	st->session = (pid_t)next_field(&p, &ok); /* 6 */
+	for (int field = 7; field < 22 && ok; field++)
+		(void)next_field(&p, &ok); /* tty_nr (7) ... itrealvalue (21) */
+	st->start_time = next_field(&p, &ok); /* 22 */
 	st->pid = pid;
-	st->ppid = ppid;
-	st->pgrp = pgrp;
-	st->session = session;
-	st->start_time = start;
-	return 0;
+	return ok ? 0 : -EINVAL;
 }
 
 bool runx_proc_is_dead(const struct runx_proc_stat *st)

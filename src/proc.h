@@ -3,6 +3,7 @@
 #define RUNX_PROC_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,14 @@ struct runx_proc_stat {
  * once the process is gone, -EMFILE/-ENFILE when runx is out of fds.
  */
 int runx_proc_stat(pid_t pid, struct runx_proc_stat *st);
+
+/*
+ * Reads the next decimal integer (optionally signed) from f, skipping
+ * white space before it, as fscanf(f, "%ld") would but without the
+ * scanf machinery (which would double a static build's size of libc
+ * code).  True if one was read into *v.
+ */
+bool runx_read_long(FILE *f, long *v);
 
 /* True for a process that has exited (zombie or dead, proc(5) state). */
 bool runx_proc_is_dead(const struct runx_proc_stat *st);

@@ -22,42 +22,79 @@
 
 /* Why the run ended, beyond enum runx_end_reason. */
 enum runx_report_reason {
-	RUNX_REPORT_SUPERVISED,  /* see result->reason */
+	RUNX_REPORT_SUPERVISED,	 /* see result->reason */
 	RUNX_REPORT_EXEC_FAILED, /* the command could not be executed */
-	RUNX_REPORT_RUNX_ERROR,  /* runx itself failed (exit 125) */
+	RUNX_REPORT_RUNX_ERROR,	 /* runx itself failed (exit 125) */
 };
 
 /* What the report shows, gathered from the plan and the result. */
 struct runx_report {
 	const struct runx_options *opts;
 	enum runx_report_reason kind;
-	const char *scope;       /* scope actually used ("group", ...) */
-	const char *scope_where; /* "process group 123", a cgroup path; or NULL */
-	const char *backend;     /* launch backend used, or NULL */
-	pid_t pid;               /* the command's pid, 0 if none ran */
-	struct timespec start;   /* CLOCK_REALTIME at start */
-	struct timespec end;     /* CLOCK_REALTIME at end */
-	int64_t wall_ns;         /* CLOCK_MONOTONIC end - start, ns */
-	const struct runx_result *result; /* with RUNX_REPORT_SUPERVISED */
+	const char *scope; /* scope actually used ("group", ...) */
+	const char
+	    *scope_where;      /* "process group 123", a cgroup path; or NULL */
+	const char *backend;   /* launch backend used, or NULL */
+	pid_t pid;	       /* the command's pid, 0 if none ran */
+	struct timespec start; /* CLOCK_REALTIME at start */
+	struct timespec end;   /* CLOCK_REALTIME at end */
+	int64_t wall_ns;       /* CLOCK_MONOTONIC end - start, ns */
+	const struct runx_result *result;      /* with RUNX_REPORT_SUPERVISED */
 	const struct runx_cgroup_usage *usage; /* the job's cgroup's figures */
-	int exec_errno;                   /* with RUNX_REPORT_EXEC_FAILED */
-	const char *error;                /* message, or NULL */
-	int exit_status;                  /* runx's exit status */
+	int exec_errno;	   /* with RUNX_REPORT_EXEC_FAILED */
+	const char *error; /* message, or NULL */
+	int exit_status;   /* runx's exit status */
 };
 
-/* RFC 3339 UTC with microseconds: 2026-11-30T23:45:13.123456Z. */
+/* True for a leap year of the Gregorian calendar. */
+static bool leap_year(long y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/*
+ * The UTC calendar date of days days after 1970-01-01 (days >= 0): counted
+ * out year by year and month by month, which for a clock's dates is a few
+ * dozen steps, and spares a static build gmtime(3)/strftime(3) and their
+ * time zone code.
+ */
+static void utc_date(long days, long *year, int *month, int *mday)
+{
+	static const int month_days[12] = {31, 28, 31, 30, 31, 30,
+					   31, 31, 30, 31, 30, 31};
+	long y = 1970;
+	int m = 0;
+
+	while (days >= (leap_year(y) ? 366 : 365))
+		days -= leap_year(y++) ? 366 : 365;
+	while (days >= month_days[m] + (m == 1 && leap_year(y)))
+		days -= month_days[m] + (m == 1 && leap_year(y)), m++;
+	*year = y;
+	*month = m + 1;
+	*mday = (int)days + 1;
+}
+
+const char *runx_rfc3339(const struct timespec *ts, char *buf, size_t size)
+{
+	long secs = ts->tv_sec > 0 ? (long)ts->tv_sec : 0, year;
+	int month, mday;
+
+	utc_date(secs / 86400, &year, &month, &mday);
+	long in_day = secs % 86400;
+	snprintf(buf, size, "%04ld-%02d-%02dT%02ld:%02ld:%02ld.%06ldZ", year,
+		 month, mday, in_day / 3600, in_day / 60 % 60, in_day % 60,
+		 (long)ts->tv_nsec / 1000);
+	return buf;
+}
+
+/* key: a CLOCK_REALTIME time as RFC 3339 UTC. */
 static void put_time(struct runx_json *j, const char *key,
 		     const struct timespec *ts)
 {
-	struct tm tm;
 	char text[64];
 
-	if (gmtime_r(&ts->tv_sec, &tm) == NULL)
-		memset(&tm, 0, sizeof(tm));
-	size_t n = strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(text + n, sizeof(text) - n, ".%06ldZ", ts->tv_nsec / 1000);
 	runx_json_key(j, key);
-	runx_json_string(j, text);
+	runx_json_string(j, runx_rfc3339(ts, text, sizeof(text)));
 }
 
 /* key: the string s (bytes; bad UTF-8 becomes U+FFFD), null if NULL. */
@@ -219,8 +256,10 @@ static void put_outcome(struct runx_json *j, const struct runx_report *r)
 	put_signals_sent(j, r);
 	put_int(j, "leftovers_stopped", res != NULL ? res->leftovers : 0);
 	put_int(j, "killed_after_grace", res != NULL ? res->killed : 0);
-	put_named(j, "alive_at_deadline", res != NULL ? &res->at_deadline : NULL);
-	put_named(j, "alive_after_grace", res != NULL ? &res->after_grace : NULL);
+	put_named(j, "alive_at_deadline",
+		  res != NULL ? &res->at_deadline : NULL);
+	put_named(j, "alive_after_grace",
+		  res != NULL ? &res->after_grace : NULL);
 }
 
 /* rusage: every child runx waited for, orphans it reaped included. */
@@ -325,12 +364,13 @@ static void gather(const struct runx_plan *plan, const struct runx_result *res,
 {
 	memset(r, 0, sizeof(*r));
 	r->opts = plan->opts;
-	r->kind = res->reason == RUNX_END_EXEC_FAILED ? RUNX_REPORT_EXEC_FAILED
+	r->kind = res->reason == RUNX_END_EXEC_FAILED  ? RUNX_REPORT_EXEC_FAILED
 		  : res->reason == RUNX_END_RUNX_ERROR ? RUNX_REPORT_RUNX_ERROR
 						       : RUNX_REPORT_SUPERVISED;
 	r->scope = runx_scope_kind_name(plan->scope);
 	r->scope_where = res->scope_where[0] ? res->scope_where : NULL;
-	r->backend = res->launched ? runx_launch_kind_name(plan->backend) : NULL;
+	r->backend =
+	    res->launched ? runx_launch_kind_name(plan->backend) : NULL;
 	r->pid = res->pid;
 	r->start = res->start;
 	r->end = res->end;

@@ -312,8 +312,9 @@ static void tell_named(const struct runx_named *named, const char *when)
 			cmd[k] = cmd[k] ? cmd[k] : ' ';
 		cmd[np->argv_len < sizeof(cmd) ? np->argv_len
 					       : sizeof(cmd) - 1] = '\0';
-		runx_verbose("alive %s: pid %d, age %.1fs: %s", when,
-			     (int)np->pid, (double)np->age_ns / 1e9,
+		long long tenths = (long long)(np->age_ns / 100000000);
+		runx_verbose("alive %s: pid %d, age %lld.%llds: %s", when,
+			     (int)np->pid, tenths / 10, tenths % 10,
 			     np->argv_len ? cmd : "[no command line]");
 	}
 	if (named->count > named->n)
