@@ -93,15 +93,6 @@ static int decide_backend(struct runx_plan *plan, char *err, size_t errsize)
 			 runx_launch_kind_name(plan->backend), refusal);
 		return -ENOTSUP;
 	}
-#ifndef HAVE_POSIX_SPAWN_FILE_ACTIONS_ADDCLOSEFROM_NP
-	if (plan->backend == RUNX_LAUNCH_POSIX_SPAWN && opts->close_fds) {
-		snprintf(err, errsize,
-			 "--launch=posix_spawn cannot --close-fds here (no "
-			 "posix_spawn_file_actions_addclosefrom_np); use "
-			 "--launch=vfork");
-		return -ENOTSUP;
-	}
-#endif
 	return 0;
 }
 
