@@ -232,7 +232,7 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 		return r;
 	for (size_t i = 0; i < tree.n; i++) {
 		const struct runx_proc_stat *p = &tree.v[i];
-		if (p->pid == getpid() || runx_pidset_has(done, p))
+		if (runx_pidset_has(done, p)) /* runx itself is never listed */
 			continue;
 		(*fresh)++;
 		if (runx_pidset_add(done, p) < 0 ||
