@@ -73,7 +73,8 @@ static int decide_backend(struct runx_plan *plan, char *err, size_t errsize)
 
 	plan->backend = opts->launch;
 	if (plan->backend == RUNX_LAUNCH_DEFAULT)
-		plan->backend = in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;
+		plan->backend =
+		    in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;
 	if (plan->backend == RUNX_LAUNCH_CLONE3 && !have_clone3()) {
 		if (opts->launch == RUNX_LAUNCH_CLONE3) {
 			snprintf(err, errsize,
@@ -83,7 +84,7 @@ static int decide_backend(struct runx_plan *plan, char *err, size_t errsize)
 		}
 		plan->backend = RUNX_LAUNCH_FORK;
 		plan->backend_note =
-			"clone3 is not available; launching with fork";
+		    "clone3 is not available; launching with fork";
 	}
 	const char *refusal = in_cgroup ? cgroup_refusal(plan->backend) : NULL;
 	if (refusal != NULL) {
@@ -113,11 +114,6 @@ int runx_plan_make(const struct runx_options *opts, struct runx_plan *plan,
 	plan->new_session = !opts->foreground;
 	if (plan->scope == RUNX_SCOPE_AUTO)
 		decide_auto(plan);
-	if (runx_scope_ops_for(plan->scope) == NULL) {
-		snprintf(err, errsize, "--kill-scope=%s is not available in "
-			 "this build", runx_scope_kind_name(plan->scope));
-		return -ENOTSUP;
-	}
 	plan->has_limits = opts->memory_max >= 0 || opts->pids_max >= 0 ||
 			   opts->cpu_max_quota_us > 0;
 	plan->limits = (struct runx_cgroup_limits){

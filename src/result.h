@@ -70,8 +70,8 @@ struct runx_result {
 	bool unverified;       /* the scope could not be seen at the end */
 	struct rusage rusage;  /* of the command itself, wait4(2) */
 	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
-	struct runx_named at_deadline; /* alive when the deadline fired */
-	struct runx_named after_grace; /* alive when the grace period ended */
+	struct runx_named at_deadline;	/* alive when the deadline fired */
+	struct runx_named after_grace;	/* alive when the grace period ended */
 	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
 	int nsignals;
 	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */

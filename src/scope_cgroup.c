@@ -28,9 +28,9 @@
 #define RELEASE_KILL_WAIT_NS (10 * 1000 * 1000 * 1000LL)
 
 static const char delegate_hint[] =
-	"; run runx in a cgroup delegated to you, e.g. "
-	"'systemd-run --user --scope -p Delegate=yes runx ...', "
-	"or use --kill-scope=tree";
+    "; run runx in a cgroup delegated to you, e.g. "
+    "'systemd-run --user --scope -p Delegate=yes runx ...', "
+    "or use --kill-scope=tree";
 
 int runx_scope_cgroup_probe(char *why, size_t whysize)
 {
@@ -38,7 +38,8 @@ int runx_scope_cgroup_probe(char *why, size_t whysize)
 	int r = runx_cgroup_find_own(own, sizeof(own));
 
 	if (r < 0) {
-		snprintf(why, whysize, "no cgroup2 mount holds runx's cgroup (%s)",
+		snprintf(why, whysize,
+			 "no cgroup2 mount holds runx's cgroup (%s)",
 			 strerror(-r));
 		return r;
 	}
@@ -146,7 +147,8 @@ static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 		c->count = 1; /* populated: not empty, no need to list */
 		return;
 	}
-	int count = c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(&s->cg);
+	int count =
+	    c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(&s->cg);
 	if (count < 0)
 		runx_census_unknown(c, count);
 	/* populated, being listed: not empty even if the list came up short */
@@ -157,7 +159,7 @@ struct cgroup_signal {
 	struct runx_scope *scope;
 	int sig;
 	bool only_new; /* skip pids in scope->reached */
-	bool frozen;   /* the subtree is frozen: a listed pid cannot be reused */
+	bool frozen; /* the subtree is frozen: a listed pid cannot be reused */
 	bool then_cont; /* follow sig with SIGCONT */
 	int reached;
 	int error;
@@ -290,8 +292,7 @@ static int cgroup_event_fd(const struct runx_scope *s)
 }
 
 /* "cgroup /sys/fs/cgroup/.../runx-..." */
-static void cgroup_describe(const struct runx_scope *s, char *buf,
-			    size_t size)
+static void cgroup_describe(const struct runx_scope *s, char *buf, size_t size)
 {
 	snprintf(buf, size, "cgroup %s", s->cg.path);
 }
@@ -309,14 +310,14 @@ static int cgroup_release(struct runx_scope *s)
 }
 
 const struct runx_scope_ops runx_scope_cgroup_ops = {
-	.kind = RUNX_SCOPE_CGROUP,
-	.prepare = cgroup_prepare,
-	.signal = cgroup_signal,
-	.stop_signal = cgroup_stop_signal,
-	.newcomers = cgroup_newcomers,
-	.census = cgroup_census,
-	.kill = cgroup_kill,
-	.event_fd = cgroup_event_fd,
-	.describe = cgroup_describe,
-	.release = cgroup_release,
+    .kind = RUNX_SCOPE_CGROUP,
+    .prepare = cgroup_prepare,
+    .signal = cgroup_signal,
+    .stop_signal = cgroup_stop_signal,
+    .newcomers = cgroup_newcomers,
+    .census = cgroup_census,
+    .kill = cgroup_kill,
+    .event_fd = cgroup_event_fd,
+    .describe = cgroup_describe,
+    .release = cgroup_release,
 };
