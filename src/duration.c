@@ -197,10 +197,17 @@ static int read_hex(const char **p, int64_t *ns, bool *unit_missing)
 		unit = units[3].ns;
 		*unit_missing = true;
 	}
-	double v = ceil(seconds * (double)unit);
-	if (errno == ERANGE && v == 0) /* underflow: positive, but tiny */
-		v = 1;
-	*ns = v >= 0x1p63 ? RUNX_DURATION_INF : (int64_t)v;
+	double v = seconds * (double)unit;
+	if (v >= 0x1p63) {
+		*ns = RUNX_DURATION_INF;
+		return 0;
+	}
+	/* rounded up, without libm's ceil(): a positive value too small to
+	 * represent (also an underflow, ERANGE) becomes 1 ns */
+	int64_t whole = (int64_t)v;
+	*ns = (double)whole < v ? whole + 1 : whole;
+	if (*ns == 0 && errno == ERANGE)
+		*ns = 1; /* strtod underflowed to 0: a positive, tiny value */
 	return 0;
 }
 
