@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 	    .argv = child_argv,
 	    .envp = environ,
 	    .new_session = true,
+	    .parent = getpid(),
 	    .stdio = &stdio,
 	    .close_fds = false,
 	    .child_mask = &mask,
