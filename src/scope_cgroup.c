@@ -24,8 +24,13 @@
 /* How long the first signal waits for the freeze to complete (ns). */
 #define FREEZE_WAIT_NS (100 * 1000 * 1000LL)
 
-/* After a failed launch: how long release waits for the cgroup (ns). */
-#define RELEASE_KILL_WAIT_NS (10 * 1000 * 1000 * 1000LL)
+/*
+ * How long release waits for a cgroup that still has processes (ns): after
+ * a failed launch its one process dies at once; after the supervisor gave
+ * up on processes in uninterruptible sleep (10 s), waiting again would
+ * only repeat that wait.
+ */
+#define RELEASE_KILL_WAIT_NS (1000 * 1000 * 1000LL)
 
 static const char delegate_hint[] =
     "; run runx in a cgroup delegated to you, e.g. "

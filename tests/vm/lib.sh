@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Helpers for the guest tests of scripts/vm-check (busybox sh, sourced as
 # `. /tests/lib.sh`).  The guest is a pure cgroup v2 machine: /tests/init.sh
 # (PID 1) mounted the hierarchy and runs each test script once per layout;
