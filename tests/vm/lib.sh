@@ -225,5 +225,5 @@ layout_check() {
 session_intact() {
 	[ "$LAYOUT" = session ] || return 0
 	assert_eq "the session scope's other process is alive and still there" \
-		"0::$VM_SESSION" "$(cat "/proc/$VM_SESSION_PID/cgroup" 2>/dev/null)"
+		"0::$VM_SESSION" "$(grep '^0::' "/proc/$VM_SESSION_PID/cgroup" 2>/dev/null)"
 }
