@@ -80,6 +80,9 @@ static void unescape(char *s)
  * come and go (cgroup-v2.rst: "cgroup.procs ... unordered"), so a miss is
  * re-read a few times before it counts.
  */
+/* Set when dir_holds_pid could not look for lack of fds. */
+static bool out_of_fds;
+
 static bool dir_holds_pid(const char *dir, pid_t pid)
 {
 	char path[PATH_MAX + 16];
@@ -90,8 +93,12 @@ static bool dir_holds_pid(const char *dir, pid_t pid)
 		long v;
 		bool found = false;
 
-		if (f == NULL)
+		if (f == NULL) {
+			/* out of fds is not "not here": say so upwards */
+			if (errno == EMFILE || errno == ENFILE)
+				out_of_fds = true;
 			return false;
+		}
 		while (!found && runx_read_long(f, &v))
 			found = v == (long)pid;
 		fclose(f);
@@ -128,6 +135,7 @@ int runx_cgroup_find_own(char *buf, size_t size)
 
 	if (r < 0)
 		return r;
+	out_of_fds = false;
 	f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)
 		return -errno;
@@ -153,6 +161,8 @@ int runx_cgroup_find_own(char *buf, size_t size)
 		}
 	}
 	fclose(f);
+	if (r == -ENOENT && out_of_fds)
+		r = -EMFILE;
 	return r;
 }
 

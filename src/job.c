@@ -46,9 +46,13 @@ static int fail(struct runx_job *job, const char *fmt, ...)
 /* Records an exec failure: 127 for ENOENT, else 126, as the shell does. */
 static int exec_failed(struct runx_job *job, int err)
 {
+	char q[RUNX_QUOTE_SIZE];
+
+	/* the name quoted (escaped, shortened in the middle): the reason
+	 * at the end of the message survives any name */
 	snprintf(job->result.error, sizeof(job->result.error),
-		 "failed to run command '%s': %s", job->opts->command[0],
-		 strerror(err));
+		 "failed to run command '%s': %s",
+		 runx_quote(job->opts->command[0], q, sizeof(q)), strerror(err));
 	runx_error("%s", job->result.error);
 	job->result.reason = RUNX_END_EXEC_FAILED;
 	job->result.exec_errno = err;
@@ -118,7 +122,8 @@ int runx_job_acquire(struct runx_job *job)
 static void tell_started(const struct runx_job *job,
 			 const struct runx_launch_request *req)
 {
-	const char *name = job->opts->command[0];
+	char q[RUNX_QUOTE_SIZE];
+	const char *name = runx_quote(job->opts->command[0], q, sizeof(q));
 
 	if (req->pidns)
 		runx_verbose("started '%s' as pid %d in the pid namespace of "
@@ -182,9 +187,10 @@ int runx_job_start(struct runx_job *job)
 		abort_launch(job);
 	if (r < 0 && job->child.why[0] != '\0')
 		return fail(job, "%s", job->child.why);
+	char q[RUNX_QUOTE_SIZE];
 	if (r < 0)
 		return fail(job, "cannot start '%s' with %s: %s",
-			    job->opts->command[0],
+			    runx_quote(job->opts->command[0], q, sizeof(q)),
 			    runx_launch_kind_name(req.backend), strerror(-r));
 	if (job->child.exec_errno != 0)
 		return exec_failed(job, job->child.exec_errno);

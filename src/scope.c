@@ -241,3 +241,23 @@ bool runx_scope_child_alive(const struct runx_scope *s)
 		return errno != ECHILD;
 	return si.si_pid == 0;
 }
+
+int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont)
+{
+	struct runx_proc_stat now;
+	int fd = runx_pidfd_open(p->pid, 0);
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	int r = runx_proc_stat(p->pid, &now);
+	if (r == 0 && now.start_time != p->start_time)
+		r = -ESRCH;
+	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
+		r = -errno;
+	if (r == 0 && also_cont)
+		runx_pidfd_send_signal(fd, SIGCONT);
+	close(fd);
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	return r < 0 ? r : 1;
+}

@@ -127,8 +127,11 @@ struct runx_scope {
 	bool has_cgroup;   /* cgroup: cg is made and must be removed */
 	const struct runx_cgroup_limits *limits; /* cgroup: or NULL */
 	struct runx_cgroup cg;
-	struct runx_pidset reached; /* tree, cgroup: reached by a signal */
-	struct runx_pidns ns;	    /* pidns: the init's status pipe */
+	struct runx_pidset reached;   /* tree, cgroup, group: reached by a
+				       * signal (group: newcomers only) */
+	unsigned long long stop_tick; /* group: boot clock ticks when the
+				       * first signal went out, or 0 */
+	struct runx_pidns ns;	      /* pidns: the init's status pipe */
 };
 
 /* The implementation of kind (never RUNX_SCOPE_AUTO), or NULL. */

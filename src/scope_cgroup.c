@@ -89,6 +89,12 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 	char own[PATH_MAX], why[PATH_MAX + 128];
 	int r = runx_cgroup_find_own(own, sizeof(own));
 
+	if (r == -EMFILE || r == -ENFILE) {
+		snprintf(err, errsize,
+			 "cannot set up the cgroup scope: %s (raise ulimit -n)",
+			 strerror(-r));
+		return r;
+	}
 	if (r < 0) {
 		snprintf(err, errsize,
 			 "no writable cgroup v2: no cgroup2 mount holds runx's "
@@ -100,8 +106,12 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 		return cgroup_prepare_limited(s, own, err, errsize);
 	r = runx_cgroup_create(&s->cg, own, why, sizeof(why));
 	if (r < 0) {
-		snprintf(err, errsize, "no writable cgroup v2: %s%s", why,
-			 delegate_hint);
+		/* out of fds: the advice to delegate a cgroup would mislead */
+		bool fds = r == -EMFILE || r == -ENFILE;
+		snprintf(err, errsize, "%s: %s%s",
+			 fds ? "cannot set up the cgroup scope"
+			     : "no writable cgroup v2",
+			 why, fds ? " (raise ulimit -n)" : delegate_hint);
 		return r;
 	}
 	s->has_cgroup = true;

@@ -17,7 +17,7 @@
 /* Nothing to set up: the launch makes the new session. */
 static int group_prepare(struct runx_scope *s, char *err, size_t errsize)
 {
-	(void)s;
+	s->stop_tick = 0;
 	(void)err;
 	(void)errsize;
 	return 0;
@@ -83,6 +83,68 @@ static int group_signal(struct runx_scope *s, int sig, bool count)
 	return n > 0 ? n : 1;
 }
 
+/*
+ * The first signal and SIGCONT to the group, remembering when (in the
+ * boot clock ticks of /proc/PID/stat's start time) for newcomers().
+ */
+static int group_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	s->stop_tick = runx_proc_uptime_ticks();
+	int r = group_signal(s, sig, count);
+	if (r >= 0)
+		kill(-s->child, SIGCONT);
+	return r;
+}
+
+struct group_newcomers {
+	struct runx_scope *scope;
+	int sig;
+	int reached;
+};
+
+/*
+ * Signals a member that started no earlier than the tick of the first
+ * signal and that no newcomer pass reached yet (one started in that very
+ * tick may have had the first signal already: it gets it twice, rather
+ * than risk that a process forked just after the kill(2) gets none).
+ */
+static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
+{
+	struct group_newcomers *g = arg;
+	struct runx_scope *s = g->scope;
+
+	if (st->pgrp != s->child || runx_proc_is_dead(st) ||
+	    st->start_time < s->stop_tick || runx_pidset_has(&s->reached, st))
+		return 0;
+	if (runx_pidset_add(&s->reached, st) < 0)
+		return -ENOMEM;
+	g->reached += runx_signal_listed(st, g->sig, g->sig != SIGCONT) > 0;
+	return 0;
+}
+
+/*
+ * Processes born into the group after the first signal (a TERM handler
+ * that forks): kill(2) of -pgid reached everyone present then, but not
+ * them; found by their start time in /proc.
+ */
+static int group_newcomers(struct runx_scope *s, int sig)
+{
+	struct group_newcomers g = {s, sig, 0};
+
+	if (s->stop_tick == 0 || !s->proc_trusted ||
+	    (kill(-s->child, 0) < 0 && errno == ESRCH))
+		return 0;
+	int r = runx_proc_each(signal_newcomer, &g);
+	return r < 0 && g.reached == 0 ? r : g.reached;
+}
+
+/* Forgets the newcomers reached. */
+static int group_release(struct runx_scope *s)
+{
+	runx_pidset_free(&s->reached);
+	return 0;
+}
+
 /* SIGKILL to the whole group: one kill(2), no fd needed. */
 static int group_kill(struct runx_scope *s)
 {
@@ -99,9 +161,11 @@ const struct runx_scope_ops runx_scope_group_ops = {
     .kind = RUNX_SCOPE_GROUP,
     .prepare = group_prepare,
     .signal = group_signal,
+    .stop_signal = group_stop_signal,
+    .newcomers = group_newcomers,
     .census = group_census,
     .kill = group_kill,
     .event_fd = NULL,
     .describe = group_describe,
-    .release = NULL,
+    .release = group_release,
 };

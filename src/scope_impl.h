@@ -20,6 +20,16 @@ extern const struct runx_scope_ops runx_scope_pidns_ops;
  */
 void runx_census_found(struct runx_census *c, pid_t pid);
 
+/*
+ * Signals one process listed from /proc (*p) through a pidfd, after
+ * checking that the pidfd pins the process the list saw: the same start
+ * time (a pidfd cannot undo a pid reuse that happened before
+ * pidfd_open(2); the parent may differ, an orphan re-parents meanwhile);
+ * then SIGCONT with also_cont.  Returns 1 if signalled, 0 if it is gone or
+ * another process has its pid, or -errno.  Needs two fds at once.
+ */
+int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont);
+
 /* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
 void runx_census_unknown(struct runx_census *c, int error);
 

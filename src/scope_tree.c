@@ -187,34 +187,6 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 }
 
 /*
- * Signals one listed descendant through a pidfd, after checking that the
- * pidfd pins the process the list saw: the same start time (a pidfd
- * cannot undo a pid reuse that happened before pidfd_open(2); the parent
- * may differ, since an orphan re-parents to runx meanwhile).  Returns 1
- * if signalled, 0 if it is gone or another process has its pid, -errno.
- */
-static int signal_listed(const struct runx_proc_stat *p, int sig,
-			 bool also_cont)
-{
-	struct runx_proc_stat now;
-	int fd = runx_pidfd_open(p->pid, 0);
-
-	if (fd < 0)
-		return errno == ESRCH ? 0 : -errno;
-	int r = runx_proc_stat(p->pid, &now);
-	if (r == 0 && now.start_time != p->start_time)
-		r = -ESRCH;
-	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
-		r = -errno;
-	if (r == 0 && also_cont)
-		runx_pidfd_send_signal(fd, SIGCONT);
-	close(fd);
-	if (r == -ENOENT || r == -ESRCH)
-		return 0;
-	return r < 0 ? r : 1;
-}
-
-/*
  * One pass: signals every listed live descendant not in done, adds it
  * to done (and to also, if not NULL), and continues it with also_cont.
  * *fresh counts the new ones.  A process that cannot be signalled does not
@@ -240,7 +212,7 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 			error = error ? error : -ENOMEM;
 		if (runx_proc_is_dead(p))
 			continue; /* a zombie takes no signal */
-		int one = signal_listed(p, sig, also_cont);
+		int one = runx_signal_listed(p, sig, also_cont);
 		if (one < 0 && error == 0)
 			error = one;
 		reached += one > 0;

@@ -47,6 +47,7 @@ struct supervisor {
 	bool count;	     /* count the processes each signal reaches */
 	bool told_unknown;   /* the census failure was reported */
 	bool phase_was_stop; /* a deadline or stop signal began a stop */
+	int stop_sig;	     /* the stop's first signal (newcomers get it) */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope (UNKNOWN counts as alive) */
@@ -358,19 +359,48 @@ static void arm_recheck(struct supervisor *s)
 		note_error(s, -errno);
 }
 
-/* The grace period is over (or 0): SIGKILL whatever is still alive. */
-static void escalate(struct supervisor *s)
+/* The first signal and SIGCONT to processes no signal reached yet. */
+static void signal_newcomers(struct supervisor *s)
+{
+	int sig = s->stop_sig;
+
+	if (sig == 0 || sig == SIGKILL)
+		return;
+	close_watches(s);
+	int n = runx_scope_newcomers(s->scope, sig);
+	if (n > 0) {
+		sent(s, sig, n, "sending to newcomers");
+		if (sig != SIGCONT)
+			sent(s, SIGCONT, n, "sending to newcomers");
+	}
+}
+
+/*
+ * The grace period is over (or 0, or cut short by a second stop signal):
+ * SIGKILL whatever is still alive, after a last pass for newcomers, so
+ * that none meets only the SIGKILL.
+ */
+static void escalate(struct supervisor *s, bool cut_short)
 {
 	char dur[32];
-	int alive = census(s, true);
 
+	if (s->phase == STOPPING)
+		signal_newcomers(s);
+	int alive = census(s, true);
 	s->phase = KILLING;
 	s->res->killed = alive;
 	if (alive == 0 && !s->live_unknown)
 		return;
-	runx_verbose("%d process%s still alive after the %s grace period",
-		     alive, alive == 1 ? "" : "es",
-		     runx_duration_format(s->opts->grace_ns, dur, sizeof(dur)));
+	if (cut_short)
+		runx_verbose("%d process%s still alive when the grace period "
+			     "was cut short",
+			     alive, alive == 1 ? "" : "es");
+	else
+		runx_verbose(
+		    "%d process%s still alive after the %s grace "
+		    "period",
+		    alive, alive == 1 ? "" : "es",
+		    runx_duration_format(s->opts->grace_ns, dur, sizeof(dur)));
 	name_alive(s, &s->res->after_grace, "after the grace period");
 	send_to_scope(s, SIGKILL, "sending");
 	arm_recheck(s);
@@ -422,15 +452,9 @@ static void give_up(struct supervisor *s)
  */
 static void on_recheck(struct supervisor *s)
 {
-	int sig = s->opts->first_signal;
-
 	close_watches(s);
-	if (s->phase == STOPPING && sig != 0) {
-		int n = runx_scope_newcomers(s->scope, sig);
-		if (n > 0) {
-			record_signal(s, sig, n);
-			tell_sent(s, "sending to newcomers", sig, n);
-		}
+	if (s->phase == STOPPING) {
+		signal_newcomers(s);
 	} else if (s->phase == KILLING && census(s, false) > 0) {
 		close_watches(s);
 		runx_scope_kill(s->scope);
@@ -447,6 +471,7 @@ static void begin_stop(struct supervisor *s, int sig, const char *why)
 {
 	s->phase = STOPPING;
 	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
+	s->stop_sig = sig;
 	/* A stopped process cannot act on the first signal until continued. */
 	if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
 		send_stop_signal(s, sig, why);
@@ -455,7 +480,7 @@ static void begin_stop(struct supervisor *s, int sig, const char *why)
 	else
 		runx_verbose("%s: first signal is 0, nothing sent", why);
 	if (s->opts->grace_ns == 0 || sig == SIGKILL) {
-		escalate(s);
+		escalate(s, false);
 		return;
 	}
 	arm_recheck(s);
@@ -549,7 +574,7 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */
 		runx_verbose("%s during the stop: ending the grace period",
 			     signame(sig, name, sizeof(name)));
-		escalate(s);
+		escalate(s, true);
 	}
 }
 
@@ -710,7 +735,7 @@ static int supervise_loop(struct supervisor *s)
 		if (ev.idle)
 			on_idle_timer(s);
 		if (ev.grace && s->phase == STOPPING)
-			escalate(s);
+			escalate(s, false);
 		else if (ev.grace && s->phase == KILLING)
 			give_up(s);
 		if (ev.recheck)

@@ -7,6 +7,7 @@
 # grace period it must not wait out: "hung" means runx waited for it.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
+require_python3 "(reads the report)"
 
 cgroup_ok=no
 [ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
@@ -49,6 +50,51 @@ for sc in "${scopes[@]}"; do
 	wait_pid_exit "$RUNX_PID" 4
 	assert_eq "$sc: fork storm ends before the 5 s grace would (124 within 4 s)" 124 "$WAIT_STATUS"
 	assert_dead "$sc: fork storm (timed): nothing left" "$m"
+done
+
+# --- forks during the grace period, by a TERM handler ------------------------------
+# The command handles TERM and forks a child every 30 ms, through the
+# deadline and the grace period; each child traps TERM (writing "t" to a
+# file of its own) after writing "b" and its birth time (/proc/uptime) to
+# it.  A child whose file has no "t" met only the SIGKILL, unless it was
+# born in the last 150 ms before the SIGKILL (the last newcomer pass sends
+# it the first signal just before the SIGKILL, too late for its trap to
+# run; a signal's effect, not its delivery, is what the file shows).
+cat >"$TMPD/forks.py" <<'PYEOF'
+import glob, json, sys
+d, t0, report = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
+kill = [e["time"] for e in report["signals_sent"] if e["signal"] == "SIGKILL"]
+kill_at = t0 + kill[0] if kill else float("inf")
+born = missed = 0
+for f in glob.glob(d + "/*"):
+    lines = open(f).read().split("\n")
+    b = [float(l.split()[1]) for l in lines if l.startswith("b ")]
+    if not b:
+        continue
+    born += 1
+    if "t" not in lines and b[0] < kill_at - 0.15:
+        missed += 1
+print(born, missed)
+PYEOF
+for sc in group "${scopes[@]}"; do
+	new_marker m
+	d=$TMPD/forks.$sc.$m
+	mkdir "$d"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	# shellcheck disable=SC2016 # $$ and $i are the job's
+	st runx_cg --kill-scope="$sc" --report="$d.json" -t 0.5 -k 1 -- sh -c '
+		trap true TERM
+		i=0
+		while [ $i -lt 60 ]; do
+			sh -c "trap \"echo t >>$1/\$\$; exit 0\" TERM; echo b \$(cut -d\" \" -f1 /proc/uptime) >>$1/\$\$; sleep $2 & wait" &
+			sleep 0.03
+			i=$((i + 1))
+		done' sh "$d" "$m" >/dev/null
+	read -r born missed < <("$PY" "$TMPD/forks.py" "$d" "$t0" "$d.json")
+	diag "$sc: $born children wrote 'b', $missed met only the SIGKILL"
+	assert_true "$sc: children were forked during the grace period" [ "${born:-0}" -ge 30 ]
+	assert_eq "$sc: every child forked during the stop got the first signal" 0 "$missed"
+	assert_dead "$sc: forks during the grace: nothing left" "$m"
 done
 
 # --- runx itself SIGKILLed ---------------------------------------------------------

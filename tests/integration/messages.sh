@@ -123,4 +123,14 @@ for opt in --help --version; do
 	assert_match "$opt on a pipe: the text" "^(Usage: runx|runx [0-9])" "$out"
 done
 
+# A command name of 4557 characters (past the message buffer): the reason
+# at the end of the line survives, in stderr and in the report.
+long=$(printf 'd%.0s' $(seq 4557))
+s=$(st runx --report="$TMPD/long.json" -- "$long" 2>"$TMPD/long.err")
+assert_eq "a 4557-character command name: 127" 127 "$s"
+assert_match "a 4557-character command name: the line keeps its reason" \
+	"^runx: failed to run command 'd+\\.\\.\\.d+': No such file or directory\$" "$(cat "$TMPD/long.err")"
+assert_match "a 4557-character command name: the report's error keeps it too" \
+	": No such file or directory\$" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["error"])' "$TMPD/long.json")"
+
 done_testing
