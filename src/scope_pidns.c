@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
 
@@ -164,6 +165,79 @@ static int pidns_signal(struct runx_scope *s, int sig, bool count)
 	return r <= 0 ? r : n;
 }
 
+/*
+ * The first signal of a stop and SIGCONT, through the init (which sends
+ * each to the whole namespace with kill(2) of -1), remembering when, in
+ * the boot clock ticks of /proc/PID/stat's start time, for newcomers().
+ */
+static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	s->stop_tick = runx_proc_uptime_ticks();
+	int r = pidns_signal(s, sig, count);
+	if (r >= 0)
+		runx_scope_signal_child(s, SIGCONT);
+	return r;
+}
+
+struct pidns_newcomers {
+	struct runx_scope *scope;
+	char ns[64]; /* the init's /proc/PID/ns/pid link: "pid:[N]" */
+	int sig;
+	int reached;
+};
+
+/* True if pid's pid namespace is ns (its /proc/PID/ns/pid link). */
+static bool in_namespace(pid_t pid, const char *ns)
+{
+	char path[64], link[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, ns) == 0;
+}
+
+/*
+ * Signals a process of the namespace (not the init) that started no
+ * earlier than the tick of the first signal and that no newcomer pass
+ * reached yet: a process forked while kill(2) of -1 went through the
+ * namespace, or later by a TERM handler, which the forwarded signal
+ * missed (one started in that very tick may get the signal twice).
+ */
+static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
+{
+	struct pidns_newcomers *g = arg;
+	struct runx_scope *s = g->scope;
+
+	if (st->start_time < s->stop_tick || st->pid == s->child ||
+	    runx_proc_is_dead(st) || runx_pidset_has(&s->reached, st) ||
+	    !in_namespace(st->pid, g->ns))
+		return 0;
+	if (runx_pidset_add(&s->reached, st) < 0)
+		return -ENOMEM;
+	g->reached += runx_signal_listed(st, g->sig, g->sig != SIGCONT) > 0;
+	return 0;
+}
+
+/* The first signal and SIGCONT to processes born since it was sent. */
+static int pidns_newcomers(struct runx_scope *s, int sig)
+{
+	struct pidns_newcomers g = {.scope = s, .sig = sig};
+	char path[64];
+
+	if (s->stop_tick == 0 || s->child_pidfd < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)s->child);
+	ssize_t n = readlink(path, g.ns, sizeof(g.ns) - 1);
+	if (n <= 0)
+		return 0;
+	g.ns[n] = '\0';
+	int r = runx_proc_each(signal_newcomer, &g);
+	return r < 0 && g.reached == 0 ? r : g.reached;
+}
+
 /* SIGKILL to the init: the kernel SIGKILLs the rest of the namespace. */
 static int pidns_kill(struct runx_scope *s)
 {
@@ -229,6 +303,7 @@ static int pidns_release(struct runx_scope *s)
 	if (s->ns.status_rd >= 0)
 		close(s->ns.status_rd);
 	s->ns.status_rd = -1;
+	runx_pidset_free(&s->reached);
 	return 0;
 }
 
@@ -236,7 +311,8 @@ const struct runx_scope_ops runx_scope_pidns_ops = {
     .kind = RUNX_SCOPE_PIDNS,
     .prepare = pidns_prepare,
     .signal = pidns_signal,
-    .newcomers = NULL, /* kill(2) of -1 reaches every member */
+    .stop_signal = pidns_stop_signal,
+    .newcomers = pidns_newcomers,
     .census = pidns_census,
     .kill = pidns_kill,
     .event_fd = NULL,

@@ -76,7 +76,7 @@ for f in glob.glob(d + "/*"):
         missed += 1
 print(born, missed)
 PYEOF
-for sc in group "${scopes[@]}"; do
+for sc in group "${scopes[@]}" pidns; do
 	new_marker m
 	d=$TMPD/forks.$sc.$m
 	mkdir "$d"
