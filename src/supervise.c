@@ -375,16 +375,25 @@ static void signal_newcomers(struct supervisor *s)
 	}
 }
 
+/* Why the SIGKILL goes out now. */
+enum escalation {
+	GRACE_ENDED, /* the grace period is over */
+	AT_ONCE,     /* -k 0 or -s KILL: no grace period at all */
+	CUT_SHORT,   /* a second stop signal ended the grace period */
+};
+
 /*
- * The grace period is over (or 0, or cut short by a second stop signal):
- * SIGKILL whatever is still alive, after a last pass for newcomers, so
- * that none meets only the SIGKILL.
+ * SIGKILL whatever is still alive.  When the grace period ran its course,
+ * a last pass for newcomers goes first, so that none meets only the
+ * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
+ * once, as asked.
  */
-static void escalate(struct supervisor *s, bool cut_short)
+static void escalate(struct supervisor *s, enum escalation why)
 {
 	char dur[32];
+	bool cut_short = why == CUT_SHORT;
 
-	if (s->phase == STOPPING)
+	if (s->phase == STOPPING && why == GRACE_ENDED)
 		signal_newcomers(s);
 	int alive = census(s, true);
 	s->phase = KILLING;
@@ -480,7 +489,7 @@ static void begin_stop(struct supervisor *s, int sig, const char *why)
 	else
 		runx_verbose("%s: first signal is 0, nothing sent", why);
 	if (s->opts->grace_ns == 0 || sig == SIGKILL) {
-		escalate(s, false);
+		escalate(s, AT_ONCE);
 		return;
 	}
 	arm_recheck(s);
@@ -574,7 +583,7 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */
 		runx_verbose("%s during the stop: ending the grace period",
 			     signame(sig, name, sizeof(name)));
-		escalate(s, true);
+		escalate(s, CUT_SHORT);
 	}
 }
 
@@ -735,7 +744,7 @@ static int supervise_loop(struct supervisor *s)
 		if (ev.idle)
 			on_idle_timer(s);
 		if (ev.grace && s->phase == STOPPING)
-			escalate(s, false);
+			escalate(s, GRACE_ENDED);
 		else if (ev.grace && s->phase == KILLING)
 			give_up(s);
 		if (ev.recheck)
