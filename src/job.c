@@ -52,7 +52,8 @@ static int exec_failed(struct runx_job *job, int err)
 	 * at the end of the message survives any name */
 	snprintf(job->result.error, sizeof(job->result.error),
 		 "failed to run command '%s': %s",
-		 runx_quote(job->opts->command[0], q, sizeof(q)), strerror(err));
+		 runx_quote(job->opts->command[0], q, sizeof(q)),
+		 strerror(err));
 	runx_error("%s", job->result.error);
 	job->result.reason = RUNX_END_EXEC_FAILED;
 	job->result.exec_errno = err;

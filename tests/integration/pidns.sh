@@ -133,6 +133,9 @@ scope_tests() {
 		fi
 		wait_pid_exit "$rpid" 10
 		assert_eq "$who, runx SIGKILLed: runx died by SIGKILL" 137 "$WAIT_STATUS"
+		# the kernel's SIGKILL of the namespace is asynchronous: the
+		# command's shell may still be on its way out (state R)
+		wait_gone "$m" 5
 		assert_dead "$who, runx SIGKILLed: nothing with the marker left" "$m"
 	else
 		kill -KILL "$rpid" 2>/dev/null
