@@ -57,9 +57,10 @@ done
 # deadline and the grace period; each child traps TERM (writing "t" to a
 # file of its own) after writing "b" and its birth time (/proc/uptime) to
 # it.  A child whose file has no "t" met only the SIGKILL, unless it was
-# born in the last 150 ms before the SIGKILL (the last newcomer pass sends
+# born in the last 500 ms before the SIGKILL (the last newcomer pass sends
 # it the first signal just before the SIGKILL, too late for its trap to
-# run; a signal's effect, not its delivery, is what the file shows).
+# run, and a loaded machine may delay a trap a while: a signal's effect,
+# not its delivery, is what the file shows).
 cat >"$TMPD/forks.py" <<'PYEOF'
 import glob, json, sys
 d, t0, report = sys.argv[1], float(sys.argv[2]), json.load(open(sys.argv[3]))
@@ -72,7 +73,7 @@ for f in glob.glob(d + "/*"):
     if not b:
         continue
     born += 1
-    if "t" not in lines and b[0] < kill_at - 0.15:
+    if "t" not in lines and b[0] < kill_at - 0.5:
         missed += 1
 print(born, missed)
 PYEOF
@@ -82,10 +83,10 @@ for sc in group "${scopes[@]}" pidns; do
 	mkdir "$d"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	# shellcheck disable=SC2016 # $$ and $i are the job's
-	st runx_cg --kill-scope="$sc" --report="$d.json" -t 0.5 -k 1 -- sh -c '
+	st runx_cg --kill-scope="$sc" --report="$d.json" -t 0.5 -k 2 -- sh -c '
 		trap true TERM
 		i=0
-		while [ $i -lt 60 ]; do
+		while [ $i -lt 90 ]; do
 			sh -c "trap \"echo t >>$1/\$\$; exit 0\" TERM; echo b \$(cut -d\" \" -f1 /proc/uptime) >>$1/\$\$; sleep $2 & wait" &
 			sleep 0.03
 			i=$((i + 1))
