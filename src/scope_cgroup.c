@@ -220,6 +220,11 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	struct cgroup_signal *cs = arg;
 	struct runx_proc_stat id = {.pid = pid};
 
+	/* the incarnation, not the pid: after a pid wrap a reused pid is a
+	 * new process (start time 0 where /proc cannot tell) */
+	if (runx_proc_stat(pid, &id) < 0)
+		id.start_time = 0;
+	id.pid = pid;
 	if (cs->only_new && runx_pidset_has(&cs->scope->reached, &id))
 		return 0;
 	int one = cs->frozen ? signal_frozen_pid(cs, pid)
