@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +88,43 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	for (int field = 7; field < 22 && ok; field++)
 		(void)next_field(&p, &ok); /* tty_nr (7) ... itrealvalue (21) */
 	st->start_time = next_field(&p, &ok); /* 22 */
+	for (int field = 23; field < 28 && ok; field++)
+		(void)next_field(&p, &ok);     /* vsize (23) ... endcode (27) */
+	st->start_stack = next_field(&p, &ok); /* 28 */
+	for (int field = 29; field < 34 && ok; field++)
+		(void)next_field(&p, &ok); /* kstkesp (29) ... sigignore (33) */
+	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
+	bool more = ok;
+	for (int field = 35; field < 48 && more; field++)
+		(void)next_field(&p, &more); /* wchan (35) ... start_brk */
+	st->arg_start = more ? next_field(&p, &more) : 0; /* 48 */
+	if (!more)
+		st->arg_start = 0; /* a kernel before 3.5 */
 	st->pid = pid;
 	return ok ? 0 : -EINVAL;
+}
+
+bool runx_proc_same_image(const struct runx_proc_stat *a,
+			  const struct runx_proc_stat *b)
+{
+	return a->start_stack != 0 && a->start_stack == b->start_stack &&
+	       a->arg_start == b->arg_start;
+}
+
+bool runx_proc_may_catch(const struct runx_proc_stat *st, int sig)
+{
+	if (sig <= 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT)
+		return false;
+	return sig > 31 || (st->caught & (1ULL << (sig - 1))) != 0;
+}
+
+bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
+{
+	struct runx_proc_stat parent;
+
+	if (st->ppid <= 0 || runx_proc_stat(st->ppid, &parent) < 0)
+		return false;
+	return runx_proc_same_image(st, &parent);
 }
 
 bool runx_proc_is_dead(const struct runx_proc_stat *st)

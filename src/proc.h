@@ -14,11 +14,22 @@ struct runx_proc_stat {
 	pid_t pgrp;
 	pid_t session;
 	unsigned long long start_time; /* field 22: clock ticks after boot */
+	/* fields 28 (startstack) and 48 (arg_start, Linux 3.5): where the
+	 * memory image's stack and arguments are.  fork(2) copies them (the
+	 * child's mm is a copy of the parent's, a vfork(2) child shares it),
+	 * execve(2) places them anew (Documentation/admin-guide/sysctl/
+	 * kernel.rst, randomize_va_space); 0 for a zombie and where proc(5)
+	 * hides them (no ptrace read access). */
+	unsigned long long start_stack;
+	unsigned long long arg_start;
+	/* field 34 (sigcatch): bit sig-1 set if a handler catches sig, for
+	 * signals 1-31 only (the kernel masks the rest off) */
+	unsigned long long caught;
 };
 
 /*
- * Reads fields 3-6 and 22 of /proc/PID/stat (parsing after the last ')',
- * since the command name may hold spaces and parentheses).  Needs one fd
+ * Reads fields 3-6, 22, 28, 34 and 48 of /proc/PID/stat (parsing after the last
+ * ')', since the command name may hold spaces and parentheses).  Needs one fd
  * for the duration of the call.  Returns 0, or -errno: -ENOENT or -ESRCH
  * once the process is gone, -EMFILE/-ENFILE when runx is out of fds.
  */
@@ -34,6 +45,28 @@ bool runx_read_long(FILE *f, long *v);
 
 /* True for a process that has exited (zombie or dead, proc(5) state). */
 bool runx_proc_is_dead(const struct runx_proc_stat *st);
+
+/*
+ * True if a and b, two reads of one process, show one memory image (both
+ * known and equal): no execve(2) in between.  False when either is hidden.
+ */
+bool runx_proc_same_image(const struct runx_proc_stat *a,
+			  const struct runx_proc_stat *b);
+
+/*
+ * True if a handler of st may catch sig (a signal number): by its field
+ * 34; true for a signal above 31, which that field does not show; false
+ * for SIGKILL, SIGSTOP (never caught), SIGCONT (continues anyway) and 0.
+ */
+bool runx_proc_may_catch(const struct runx_proc_stat *st, int sig);
+
+/*
+ * True if st's memory image is still its parent's: forked and not yet
+ * execve'd, so it runs the parent's signal handlers (a signal caught now
+ * may be taken by a handler the program it execs never sees).  Reads
+ * /proc/PPID/stat (one fd for the call); false when it cannot tell.
+ */
+bool runx_proc_is_fork_copy(const struct runx_proc_stat *st);
 
 /*
  * Calls fn for every process listed in /proc, stopping early when fn

@@ -167,17 +167,24 @@ int runx_scope_release(struct runx_scope *s)
 	return r;
 }
 
-bool runx_pidset_has(const struct runx_pidset *set,
-		     const struct runx_proc_stat *p)
+struct runx_pidset_entry *runx_pidset_find(const struct runx_pidset *set,
+					   const struct runx_proc_stat *p)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (set->v[i].pid == p->pid &&
 		    set->v[i].start_time == p->start_time)
-			return true;
-	return false;
+			return &set->v[i];
+	return NULL;
 }
 
-int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p)
+bool runx_pidset_has(const struct runx_pidset *set,
+		     const struct runx_proc_stat *p)
+{
+	return runx_pidset_find(set, p) != NULL;
+}
+
+int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
+		    bool fork_copy)
 {
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 64;
@@ -187,10 +194,41 @@ int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p)
 		set->v = v;
 		set->cap = cap;
 	}
-	set->v[set->n].pid = p->pid;
-	set->v[set->n].start_time = p->start_time;
-	set->n++;
+	set->v[set->n++] = (struct runx_pidset_entry){
+	    p->pid, p->start_time, p->start_stack, p->arg_start, fork_copy};
 	return 0;
+}
+
+int runx_pidset_note(struct runx_pidset *set, const struct runx_proc_stat *p,
+		     int sig)
+{
+	bool copy = runx_proc_may_catch(p, sig) && runx_proc_is_fork_copy(p);
+
+	return runx_pidset_add(set, p, copy);
+}
+
+int runx_reach_again(struct runx_pidset_entry *e,
+		     const struct runx_proc_stat *p, int sig)
+{
+	if (!e->fork_copy || p->start_stack == 0 ||
+	    (p->start_stack == e->start_stack && p->arg_start == e->arg_start))
+		return 0;
+	e->fork_copy = false;
+	e->start_stack = p->start_stack;
+	e->arg_start = p->arg_start;
+	return runx_signal_listed(p, sig, sig != SIGCONT);
+}
+
+int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
+			int sig)
+{
+	struct runx_pidset_entry *e = runx_pidset_find(set, p);
+
+	if (e != NULL)
+		return runx_reach_again(e, p, sig);
+	if (runx_pidset_note(set, p, sig) < 0)
+		return -ENOMEM;
+	return runx_signal_listed(p, sig, sig != SIGCONT);
 }
 
 void runx_pidset_free(struct runx_pidset *set)

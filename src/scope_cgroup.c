@@ -214,29 +214,42 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 	return r;
 }
 
-/* Signals one pid of cgroup.procs and remembers it as reached. */
+/*
+ * Signals one pid of cgroup.procs and remembers it as reached (noting a
+ * fork copy, runx_pidset_note()); with only_new, a pid reached already
+ * gets the signal again only as runx_reach_again() says.
+ */
 static int signal_cgroup_pid(pid_t pid, void *arg)
 {
 	struct cgroup_signal *cs = arg;
 	struct runx_proc_stat id = {.pid = pid};
+	int one;
 
 	/* the incarnation, not the pid: after a pid wrap a reused pid is a
 	 * new process (start time 0 where /proc cannot tell) */
 	if (runx_proc_stat(pid, &id) < 0)
-		id.start_time = 0;
-	id.pid = pid;
-	if (cs->only_new && runx_pidset_has(&cs->scope->reached, &id))
-		return 0;
-	int one = cs->frozen ? signal_frozen_pid(cs, pid)
-			     : signal_pinned_pid(cs, pid);
-	if (one < 0 && cs->error == 0)
-		cs->error = one;
-	if (one > 0) {
-		cs->reached++;
-		if (runx_pidset_add(&cs->scope->reached, &id) < 0 &&
-		    cs->error == 0)
+		id = (struct runx_proc_stat){.pid = pid};
+	struct runx_pidset_entry *e =
+	    runx_pidset_find(&cs->scope->reached, &id);
+	if (cs->only_new && e != NULL) {
+		one = runx_reach_again(e, &id, cs->sig);
+	} else {
+		bool copy = runx_proc_may_catch(&id, cs->sig) &&
+			    runx_proc_is_fork_copy(&id);
+		one = cs->frozen ? signal_frozen_pid(cs, pid)
+				 : signal_pinned_pid(cs, pid);
+		if (one > 0 && e != NULL)
+			*e = (struct runx_pidset_entry){pid, id.start_time,
+							id.start_stack,
+							id.arg_start, copy};
+		else if (one > 0 &&
+			 runx_pidset_add(&cs->scope->reached, &id, copy) < 0 &&
+			 cs->error == 0)
 			cs->error = -ENOMEM;
 	}
+	if (one < 0 && cs->error == 0)
+		cs->error = one;
+	cs->reached += one > 0;
 	return 0;
 }
 

@@ -83,16 +83,41 @@ static int group_signal(struct runx_scope *s, int sig, bool count)
 	return n > 0 ? n : 1;
 }
 
+struct group_copies {
+	struct runx_scope *scope;
+	int sig;
+};
+
+/* Notes a member that the first signal reached as a fork copy. */
+static int note_copy(const struct runx_proc_stat *st, void *arg)
+{
+	struct group_copies *g = arg;
+	struct runx_scope *s = g->scope;
+
+	if (st->pgrp != s->child || runx_proc_is_dead(st) ||
+	    !runx_proc_may_catch(st, g->sig) || !runx_proc_is_fork_copy(st))
+		return 0;
+	return runx_pidset_add(&s->reached, st, true);
+}
+
 /*
  * The first signal and SIGCONT to the group, remembering when (in the
- * boot clock ticks of /proc/PID/stat's start time) for newcomers().
+ * boot clock ticks of /proc/PID/stat's start time) for newcomers(); then
+ * the members it reached between fork(2) and execve(2) are noted (one
+ * /proc walk), so that a newcomer pass signals them again once they have
+ * execve'd (runx_reach_again(): a handler of the parent's may have taken
+ * it).  A member that execs between the kill(2) and the walk is missed.
  */
 static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 {
+	struct group_copies g = {s, sig};
+
 	s->stop_tick = runx_proc_uptime_ticks();
 	int r = group_signal(s, sig, count);
 	if (r >= 0)
 		kill(-s->child, SIGCONT);
+	if (r > 0 && s->proc_trusted && sig != SIGKILL && sig != SIGCONT)
+		(void)runx_proc_each(note_copy, &g); /* best effort */
 	return r;
 }
 
@@ -106,19 +131,25 @@ struct group_newcomers {
  * Signals a member that started no earlier than the tick of the first
  * signal and that no newcomer pass reached yet (one started in that very
  * tick may have had the first signal already: it gets it twice, rather
- * than risk that a process forked just after the kill(2) gets none).
+ * than risk that a process forked just after the kill(2) gets none), or
+ * one that has execve'd since the signal reached it as a fork copy
+ * (runx_reach_newcomer()).
  */
 static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 {
 	struct group_newcomers *g = arg;
 	struct runx_scope *s = g->scope;
 
-	if (st->pgrp != s->child || runx_proc_is_dead(st) ||
-	    st->start_time < s->stop_tick || runx_pidset_has(&s->reached, st))
+	if (st->pgrp != s->child || runx_proc_is_dead(st))
 		return 0;
-	if (runx_pidset_add(&s->reached, st) < 0)
-		return -ENOMEM;
-	g->reached += runx_signal_listed(st, g->sig, g->sig != SIGCONT) > 0;
+	struct runx_pidset_entry *e = runx_pidset_find(&s->reached, st);
+	if (e == NULL && st->start_time < s->stop_tick)
+		return 0;
+	int one = e != NULL ? runx_reach_again(e, st, g->sig)
+			    : runx_reach_newcomer(&s->reached, st, g->sig);
+	if (one == -ENOMEM)
+		return one;
+	g->reached += one > 0;
 	return 0;
 }
 

@@ -30,6 +30,35 @@ void runx_census_found(struct runx_census *c, pid_t pid);
  */
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont);
 
+/*
+ * Adds p (listed from /proc) to set as about to get sig, marked as a fork
+ * copy if it is still an unexec'd copy of its parent whose handlers catch
+ * sig (runx_proc_is_fork_copy(), runx_proc_may_catch()): until execve(2)
+ * a child runs its parent's handlers, and one there (a shell's trap) may
+ * take the signal, which the program it execs then never sees.  Reads
+ * /proc/PPID/stat only for such a process.  0 or -ENOMEM.
+ */
+int runx_pidset_note(struct runx_pidset *set, const struct runx_proc_stat *p,
+		     int sig);
+
+/*
+ * For p, listed again, and its entry e in a set: if sig reached it as a
+ * fork copy and it has execve'd since (a new image), sends sig once more
+ * (then SIGCONT unless sig is SIGCONT) and clears the mark.  Returns 1 if
+ * signalled, 0 if not (no exec yet, not marked, gone), or -errno.
+ */
+int runx_reach_again(struct runx_pidset_entry *e,
+		     const struct runx_proc_stat *p, int sig);
+
+/*
+ * A newcomer pass's rule for one live process p of the job: if set does
+ * not hold this incarnation, notes it and sends sig (then SIGCONT unless
+ * sig is SIGCONT); if it does, runx_reach_again().  Returns 1 if
+ * signalled, 0 if not, or -errno (-ENOMEM: not remembered, not signalled).
+ */
+int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
+			int sig);
+
 /* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
 void runx_census_unknown(struct runx_census *c, int error);
 

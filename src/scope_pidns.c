@@ -165,20 +165,6 @@ static int pidns_signal(struct runx_scope *s, int sig, bool count)
 	return r <= 0 ? r : n;
 }
 
-/*
- * The first signal of a stop and SIGCONT, through the init (which sends
- * each to the whole namespace with kill(2) of -1), remembering when, in
- * the boot clock ticks of /proc/PID/stat's start time, for newcomers().
- */
-static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
-{
-	s->stop_tick = runx_proc_uptime_ticks();
-	int r = pidns_signal(s, sig, count);
-	if (r >= 0)
-		runx_scope_signal_child(s, SIGCONT);
-	return r;
-}
-
 struct pidns_newcomers {
 	struct runx_scope *scope;
 	char ns[64]; /* the init's /proc/PID/ns/pid link: "pid:[N]" */
@@ -204,36 +190,86 @@ static bool in_namespace(pid_t pid, const char *ns)
  * earlier than the tick of the first signal and that no newcomer pass
  * reached yet: a process forked while kill(2) of -1 went through the
  * namespace, or later by a TERM handler, which the forwarded signal
- * missed (one started in that very tick may get the signal twice).
+ * missed (one started in that very tick may get the signal twice), or
+ * one that has execve'd since the signal reached it as a fork copy
+ * (runx_reach_newcomer()).
  */
 static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 {
 	struct pidns_newcomers *g = arg;
 	struct runx_scope *s = g->scope;
 
-	if (st->start_time < s->stop_tick || st->pid == s->child ||
-	    runx_proc_is_dead(st) || runx_pidset_has(&s->reached, st) ||
+	if (st->pid == s->child || runx_proc_is_dead(st))
+		return 0;
+	struct runx_pidset_entry *e = runx_pidset_find(&s->reached, st);
+	if (e == NULL &&
+	    (st->start_time < s->stop_tick || !in_namespace(st->pid, g->ns)))
+		return 0;
+	int one = e != NULL ? runx_reach_again(e, st, g->sig)
+			    : runx_reach_newcomer(&s->reached, st, g->sig);
+	if (one == -ENOMEM)
+		return one;
+	g->reached += one > 0;
+	return 0;
+}
+
+/* The init's /proc/PID/ns/pid link ("pid:[N]") into ns; false if gone. */
+static bool read_namespace(const struct runx_scope *s, char *ns, size_t size)
+{
+	char path[64];
+
+	if (s->child_pidfd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)s->child);
+	ssize_t n = readlink(path, ns, size - 1);
+	if (n <= 0)
+		return false;
+	ns[n] = '\0';
+	return true;
+}
+
+/* Notes a process of the namespace the first signal reaches as a fork
+ * copy. */
+static int note_copy(const struct runx_proc_stat *st, void *arg)
+{
+	struct pidns_newcomers *g = arg;
+
+	if (st->pid == g->scope->child || runx_proc_is_dead(st) ||
+	    !runx_proc_may_catch(st, g->sig) || !runx_proc_is_fork_copy(st) ||
 	    !in_namespace(st->pid, g->ns))
 		return 0;
-	if (runx_pidset_add(&s->reached, st) < 0)
-		return -ENOMEM;
-	g->reached += runx_signal_listed(st, g->sig, g->sig != SIGCONT) > 0;
-	return 0;
+	return runx_pidset_add(&g->scope->reached, st, true);
+}
+
+/*
+ * The first signal of a stop and SIGCONT, through the init (which sends
+ * each to the whole namespace with kill(2) of -1), remembering when, in
+ * the boot clock ticks of /proc/PID/stat's start time, for newcomers();
+ * then the processes between fork(2) and execve(2) are noted (one /proc
+ * walk) for runx_reach_again().  The init's kill(2) may come after the
+ * walk: one that execs in between may get the signal twice.
+ */
+static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
+{
+	struct pidns_newcomers g = {.scope = s, .sig = sig};
+
+	s->stop_tick = runx_proc_uptime_ticks();
+	int r = pidns_signal(s, sig, count);
+	if (r >= 0)
+		runx_scope_signal_child(s, SIGCONT);
+	if (r > 0 && sig != SIGKILL && sig != SIGCONT &&
+	    read_namespace(s, g.ns, sizeof(g.ns)))
+		(void)runx_proc_each(note_copy, &g); /* best effort */
+	return r;
 }
 
 /* The first signal and SIGCONT to processes born since it was sent. */
 static int pidns_newcomers(struct runx_scope *s, int sig)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
-	char path[64];
 
-	if (s->stop_tick == 0 || s->child_pidfd < 0)
+	if (s->stop_tick == 0 || !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)s->child);
-	ssize_t n = readlink(path, g.ns, sizeof(g.ns) - 1);
-	if (n <= 0)
-		return 0;
-	g.ns[n] = '\0';
 	int r = runx_proc_each(signal_newcomer, &g);
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }

@@ -189,30 +189,40 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 /*
  * One pass: signals every listed live descendant not in done, adds it
  * to done (and to also, if not NULL), and continues it with also_cont.
- * *fresh counts the new ones.  A process that cannot be signalled does not
- * end the pass (the others still get the signal); its error is returned
- * if nobody was reached.  Returns the number reached, or -errno.
+ * *fresh counts the new ones.  A newcomer pass (also NULL, done the
+ * scope's set) also signals again a process the signal reached as a fork
+ * copy that has execve'd since (runx_reach_again()).  A process that
+ * cannot be signalled does not end the pass (the others still get the
+ * signal); its error is returned if nobody was reached.  Returns the
+ * number reached, or -errno.
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 		      int sig, bool also_cont, int *fresh)
 {
 	struct proc_list tree;
-	int r = list_tree(&tree), reached = 0, error = 0;
+	int r = list_tree(&tree), reached = 0, error = 0, one;
 
 	*fresh = 0;
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < tree.n; i++) {
 		const struct runx_proc_stat *p = &tree.v[i];
-		if (runx_pidset_has(done, p)) /* runx itself is never listed */
-			continue;
-		(*fresh)++;
-		if (runx_pidset_add(done, p) < 0 ||
-		    (also != NULL && runx_pidset_add(also, p) < 0))
-			error = error ? error : -ENOMEM;
-		if (runx_proc_is_dead(p))
-			continue; /* a zombie takes no signal */
-		int one = runx_signal_listed(p, sig, also_cont);
+		bool dead = runx_proc_is_dead(p); /* a zombie takes no signal */
+		struct runx_pidset_entry *e = runx_pidset_find(done, p);
+
+		if (e != NULL) { /* runx itself is never listed */
+			one = also == NULL && !dead
+				  ? runx_reach_again(e, p, sig)
+				  : 0;
+		} else {
+			(*fresh)++;
+			if (runx_pidset_note(done, p, dead ? 0 : sig) < 0 ||
+			    (also != NULL &&
+			     runx_pidset_add(
+				 also, p, done->v[done->n - 1].fork_copy) < 0))
+				error = error ? error : -ENOMEM;
+			one = dead ? 0 : runx_signal_listed(p, sig, also_cont);
+		}
 		if (one < 0 && error == 0)
 			error = one;
 		reached += one > 0;

@@ -95,12 +95,52 @@ for sc in group "${scopes[@]}" pidns; do
 	read -r born missed < <("$PY" "$TMPD/forks.py" "$d" "$t0" "$d.json")
 	diag "$sc: $born children wrote 'b', $missed met only the SIGKILL"
 	assert_true "$sc: children were forked during the grace period" [ "${born:-0}" -ge 30 ]
-	# Known gap (issue note): under a parallel suite's pid churn the tree
-	# scope has been seen to miss one child in a few runs; without the
-	# newcomer passes about half are missed.  So: at most one, for now.
-	assert_true "$sc: the children forked during the stop got the first signal (at most one missed; $missed)" \
-		[ "${missed:-99}" -le 1 ]
+	# Under a loaded machine's scheduling delays a child may get the
+	# signal before its first instruction, while it runs the job's TERM
+	# handler (the next case): without the second signal after its exec,
+	# one to three of the 50 were missed in CI.
+	assert_eq "$sc: the children forked during the stop got the first signal ($missed missed)" 0 "${missed:-99}"
 	assert_dead "$sc: forks during the grace: nothing left" "$m"
+done
+
+# --- a signal taken by a handler inherited across fork(2) ---------------------------
+# Until its execve(2) a child runs its parent's handlers: a TERM that
+# reaches it then is taken by the parent's handler (here Python's, which
+# does nothing), and the program it execs next never sees it.  The child
+# stays such a copy for 0.5 s, then execs a shell that traps TERM ("t")
+# and else runs sleeps for ever (each newcomer sleep dies of its TERM).
+# 'grace': forked 0.3 s into the grace period (a newcomer); 'deadline':
+# forked 0.3 s before the deadline, so the stop's first signal meets the
+# copy.  Either way the shell must get TERM once it runs (the runx(1)
+# rule: a process a catchable signal reached between fork and exec gets
+# it again after the exec) rather than wait out the 20 s grace period.
+cat >"$TMPD/copy.py" <<'PYEOF'
+import os, signal, sys, time
+d, m, when = sys.argv[1], sys.argv[2], float(sys.argv[3])
+signal.signal(signal.SIGTERM, lambda *a: None)
+time.sleep(when)
+pid = os.fork()
+if pid == 0:
+    end = time.monotonic() + 0.5
+    while time.monotonic() < end:
+        time.sleep(0.05)
+    trap = 'trap "echo t >>%s/f; exit 0" TERM; echo b >>%s/f; while :; do sleep %s; done'
+    os.execvp("sh", ["sh", "-c", trap % (d, d, m)])
+os.waitpid(pid, 0)
+PYEOF
+for sc in group "${scopes[@]}" pidns; do
+	for when in grace deadline; do
+		new_marker m
+		d=$TMPD/copy.$sc.$when
+		mkdir "$d"
+		at=0.8
+		[ $when = deadline ] && at=0.2
+		runx_bg_cg --kill-scope="$sc" -t 0.5 -k 20 -- "$PY" "$TMPD/copy.py" "$d" "$m" "$at"
+		wait_pid_exit "$RUNX_PID" 8
+		assert_eq "$sc, $when: the exec'd copy got TERM, no 20 s grace (124 within 8 s)" 124 "$WAIT_STATUS"
+		assert_eq "$sc, $when: its TERM trap ran" "b t" "$(tr '\n' ' ' <"$d/f" | sed 's/ $//')"
+		assert_dead "$sc, $when: nothing left" "$m"
+	done
 done
 
 # --- runx itself SIGKILLed ---------------------------------------------------------

@@ -1,0 +1,173 @@
+/*
+ * runx_proc_stat and the fork-copy rule (proc.c) against real processes:
+ * this one, and a child before and after its execve(2).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "proc.h"
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* Forks a child that names itself name, then waits for a byte on a pipe
+ * and execs sleep(1); *go is the pipe's write end. */
+static pid_t fork_waiting(const char *name, int *go)
+{
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char c;
+		close(p[1]);
+		prctl(PR_SET_NAME, name);
+		if (read(p[0], &c, 1) == 1)
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+/* Polls (up to 3 s) until pid's image is no longer its parent's. */
+static bool wait_exec(pid_t pid, struct runx_proc_stat *st)
+{
+	for (int i = 0; i < 300; i++) {
+		if (runx_proc_stat(pid, st) == 0 && !runx_proc_is_fork_copy(st))
+			return true;
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	return false;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+START_TEST(own_stat_fields)
+{
+	struct runx_proc_stat st;
+
+	ck_assert_int_eq(runx_proc_stat(getpid(), &st), 0);
+	ck_assert_int_eq(st.pid, getpid());
+	ck_assert_int_eq(st.ppid, getppid());
+	ck_assert_int_eq(st.pgrp, getpgrp());
+	ck_assert_int_eq(st.session, getsid(0));
+	ck_assert(st.state == 'R');
+	ck_assert(st.start_time > 0);
+	ck_assert(st.start_stack != 0);
+	ck_assert(st.arg_start != 0);
+	ck_assert(!runx_proc_is_dead(&st));
+}
+END_TEST
+
+START_TEST(a_name_with_parentheses_and_spaces)
+{
+	struct runx_proc_stat st;
+	int go;
+	pid_t pid = fork_waiting("a) b (c) 1 2", &go);
+
+	/* until the name is set, the child may still show the old one */
+	for (int i = 0; i < 300; i++) {
+		char comm[64] = "";
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		FILE *f = fopen(path, "r");
+		if (f != NULL) {
+			(void)!fgets(comm, sizeof(comm), f);
+			fclose(f);
+		}
+		if (strncmp(comm, "a) b (c)", 8) == 0)
+			break;
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	ck_assert_int_eq(runx_proc_stat(pid, &st), 0);
+	ck_assert_int_eq(st.ppid, getpid());
+	ck_assert_int_eq(st.pgrp, getpgrp());
+	ck_assert(st.state == 'S' || st.state == 'R');
+	close(go);
+	reap(pid);
+}
+END_TEST
+
+START_TEST(a_fork_copy_until_its_exec)
+{
+	struct runx_proc_stat before, after, self;
+	struct sigaction sa = {.sa_handler = on_usr1};
+	int go;
+
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	pid_t pid = fork_waiting("copy", &go);
+
+	ck_assert_int_eq(runx_proc_stat(pid, &before), 0);
+	ck_assert_int_eq(runx_proc_stat(getpid(), &self), 0);
+	/* the child's image is this process's: a copy, with its handler */
+	ck_assert(runx_proc_is_fork_copy(&before));
+	ck_assert(runx_proc_same_image(&before, &self));
+	ck_assert(runx_proc_may_catch(&before, SIGUSR1));
+	ck_assert(!runx_proc_may_catch(&before, SIGUSR2));
+	ck_assert(!runx_proc_may_catch(&before, SIGKILL));
+	ck_assert(!runx_proc_may_catch(&before, SIGCONT));
+	ck_assert(!runx_proc_may_catch(&before, 0));
+	ck_assert(runx_proc_may_catch(&before, SIGRTMIN)); /* not shown */
+
+	ck_assert_int_eq(write(go, "x", 1), 1);
+	ck_assert(wait_exec(pid, &after));
+	/* after execve(2): a new image, the same incarnation, no handler */
+	ck_assert(!runx_proc_same_image(&before, &after));
+	ck_assert(after.start_time == before.start_time);
+	ck_assert(after.start_stack != 0);
+	ck_assert(!runx_proc_may_catch(&after, SIGUSR1));
+	close(go);
+	reap(pid);
+}
+END_TEST
+
+START_TEST(a_zombie_shows_no_image)
+{
+	struct runx_proc_stat st;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	siginfo_t si;
+	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(runx_proc_stat(pid, &st), 0);
+	ck_assert(runx_proc_is_dead(&st));
+	ck_assert(st.start_stack == 0);
+	ck_assert(!runx_proc_is_fork_copy(&st));
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(runx_proc_stat(pid, &st), -ENOENT);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("proc");
+	TCase *tc = tcase_create("stat");
+
+	tcase_add_test(tc, own_stat_fields);
+	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
+	tcase_add_test(tc, a_fork_copy_until_its_exec);
+	tcase_add_test(tc, a_zombie_shows_no_image);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
