@@ -88,11 +88,12 @@ keeps_reason() {
 	one_line "$name" "$s" "$D/err" 125
 	assert_match "$name: the line ends with the reason" ": $reason\$" "$err"
 	assert_match "$name: the start of the path is shown" "^runx: cannot open '${path:0:40}" "$err"
-	assert_match "$name: the middle is shortened" "c\\.\\.\\.c" "$err"
+	assert_match "$name: the middle is shortened" "[^.]\\.\\.\\.[^.]" "$err"
 	assert_true "$name: the line is short (${#err} bytes)" test "${#err}" -lt 1024
 	assert_false "$name: nothing started" test -e "$D/started"
 }
-keeps_reason "a 5000-character -o path" "File name too long" "$(long_path 5000 "$D/nodir")"
+# ENAMETOOLONG: "File name too long" (glibc), "Filename too long" (musl)
+keeps_reason "a 5000-character -o path" "File ?name too long" "$(long_path 5000 "$D/nodir")"
 keeps_reason "a 4000-character -o path under a missing directory" \
 	"No such file or directory" "$(long_path 4000 "$D/nodir")"
 
