@@ -17,6 +17,7 @@
 #include "launch.h"
 #include "log.h"
 #include "report.h"
+#include "syscalls.h"
 
 /*
  * Free fds proven before the launch: the launch (a report pipe and the
@@ -75,6 +76,23 @@ static int check_fd_headroom(void)
 	return r;
 }
 
+/*
+ * Opens and closes a pidfd of runx itself: 0, or -errno of pidfd_open(2)
+ * (ENOSYS before Linux 5.3, EPERM or ENOSYS from a seccomp profile that
+ * refuses it, as older container runtimes' defaults did).  Every backend
+ * but clone3 (CLONE_PIDFD) needs it for the command, every scope for its
+ * stop: checked before the point of no return.
+ */
+static int probe_pidfd(void)
+{
+	int fd = runx_pidfd_open(getpid(), 0);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* Says with -v what the plan decided. */
 static void tell_plan(struct runx_job *job)
 {
@@ -110,6 +128,12 @@ int runx_job_acquire(struct runx_job *job)
 			       job->plan.has_limits ? &job->plan.limits : NULL,
 			       err, sizeof(err)) < 0)
 		return fail(job, "%s", err);
+	if ((r = probe_pidfd()) < 0 && r != -EMFILE && r != -ENFILE)
+		return fail(job,
+			    "pidfd_open(2) fails here: %s (runx needs Linux "
+			    "5.3 or later, and a seccomp profile that allows "
+			    "it)",
+			    strerror(-r));
 	if ((r = check_fd_headroom()) < 0)
 		return fail(job,
 			    "not enough file descriptors left to start "
@@ -144,6 +168,8 @@ static void abort_launch(struct runx_job *job)
 {
 	const struct timespec tick = {0, 10000000};
 
+	/* unreaped: its pid cannot be reused yet, kill(2) is safe */
+	kill(job->child.pid, SIGKILL);
 	runx_scope_adopt(&job->scope, job->child.pid, -1);
 	for (int round = 0; round < 100; round++) {
 		struct runx_census c = {0};

@@ -126,16 +126,20 @@ static int finish(const struct child_failure *f, pid_t pid, int pidfd,
 		}
 		return -(f->err != 0 ? f->err : EINVAL);
 	}
+	out->pid = pid;
 	if (pidfd < 0) {
 		pidfd = runx_pidfd_open(pid, 0);
 		if (pidfd < 0) {
+			/* the command runs (and may have forked): the caller
+			 * must empty the scope, not only kill this pid */
 			int e = errno;
-			kill(pid, SIGKILL);
-			reap(pid);
+			snprintf(out->why, sizeof(out->why),
+				 "the command ran as pid %d, but pidfd_open(2) "
+				 "failed for it: %s; runx stopped its scope",
+				 (int)pid, strerror(e));
 			return -e;
 		}
 	}
-	out->pid = pid;
 	out->pidfd = pidfd;
 	return 0;
 }

@@ -36,7 +36,7 @@ struct runx_launched {
 	int pidfd;	/* owned by the caller; -1 if nothing is running */
 	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
 	pid_t ns_pid;	/* with pidns: the command's pid in the namespace */
-	char why[512];	/* with pidns: what failed, for the message, or "" */
+	char why[512];	/* what failed after the child existed, or "" */
 };
 
 /*
@@ -68,7 +68,11 @@ int runx_resolve_command(const char *name, char *buf, size_t size);
  * unreaped, so the pidfd is race-free, pidfd_open(2)) or when execve failed
  * (out->exec_errno set, the child already reaped).  Returns -errno when
  * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child,
- * -ENOTSUP for a backend this build lacks); nothing is left running then.
+ * -ENOTSUP for a backend this build lacks); nothing is left running then,
+ * except after the one failure that follows the exec: pidfd_open(2) of the
+ * running command (not with clone3, whose CLONE_PIDFD comes with the
+ * child); then out->pid is set, the child unreaped, out->why says so, and
+ * the caller must empty the scope (the command may have forked).
  *
  * With req->pidns, out->pid and out->pidfd are the namespace's init, which
  * starts the command with req->backend (runx_pidns_launch(), pidns.h).

@@ -280,13 +280,40 @@ bool runx_scope_child_alive(const struct runx_scope *s)
 	return si.si_pid == 0;
 }
 
+/*
+ * runx_signal_listed() without a pidfd (pidfd_open(2) refused by a seccomp
+ * profile, or ENOMEM): kill(2) right after the start-time re-check.  A
+ * reuse in between would need the pid to wrap within microseconds.
+ * Returns 1, 0 (gone, another process) or error (the re-check failed).
+ */
+static int signal_unpinned(const struct runx_proc_stat *p, int sig,
+			   bool also_cont, int error)
+{
+	struct runx_proc_stat now;
+	int r = runx_proc_stat(p->pid, &now);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return error;
+	if (now.start_time != p->start_time || runx_proc_is_dead(&now))
+		return 0;
+	if (kill(p->pid, sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (also_cont)
+		kill(p->pid, SIGCONT);
+	return 1;
+}
+
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont)
 {
 	struct runx_proc_stat now;
 	int fd = runx_pidfd_open(p->pid, 0);
 
 	if (fd < 0)
-		return errno == ESRCH ? 0 : -errno;
+		return errno == ESRCH
+			   ? 0
+			   : signal_unpinned(p, sig, also_cont, -errno);
 	int r = runx_proc_stat(p->pid, &now);
 	if (r == 0 && now.start_time != p->start_time)
 		r = -ESRCH;

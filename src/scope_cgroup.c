@@ -203,8 +203,20 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 {
 	int fd = runx_pidfd_open(pid, 0), r = 0;
 
-	if (fd < 0)
-		return errno == ESRCH ? 0 : -errno;
+	if (fd < 0 && errno == ESRCH)
+		return 0;
+	if (fd < 0) { /* pidfd_open(2) refused: kill(2) right after the
+		       * cgroup check (a reuse in between would need the
+		       * pid to wrap within microseconds) */
+		int e = errno;
+		if (!runx_cgroup_holds(&cs->scope->cg, pid))
+			return 0;
+		if (kill(pid, cs->sig) < 0)
+			return errno == ESRCH ? 0 : -e;
+		if (cs->then_cont)
+			kill(pid, SIGCONT);
+		return 1;
+	}
 	if (runx_cgroup_holds(&cs->scope->cg, pid)) {
 		r = runx_pidfd_send_signal(fd, cs->sig) == 0 ? 1 : 0;
 		if (r > 0 && cs->then_cont)

@@ -26,7 +26,9 @@ void runx_census_found(struct runx_census *c, pid_t pid);
  * time (a pidfd cannot undo a pid reuse that happened before
  * pidfd_open(2); the parent may differ, an orphan re-parents meanwhile);
  * then SIGCONT with also_cont.  Returns 1 if signalled, 0 if it is gone or
- * another process has its pid, or -errno.  Needs two fds at once.
+ * another process has its pid, or -errno.  Needs two fds at once.  If
+ * pidfd_open(2) fails (not ESRCH), falls back to kill(2) right after the
+ * start-time re-check.
  */
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont);
 

@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""deny-pidfd-open.py [--except-self] ERRNO COMMAND...: runs COMMAND with
+pidfd_open(2) failing with ERRNO (a name: EPERM, EMFILE, ...), a real
+fault from the kernel: a seccomp filter (seccomp(2), SECCOMP_RET_ERRNO),
+installed here and kept across execve(2) and by every child.  With
+--except-self, pidfd_open of this process's own pid (COMMAND keeps it)
+still works.  Exits 77 where the filter cannot be installed."""
+import ctypes
+import errno
+import os
+import platform
+import struct
+import sys
+
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+LD_W_ABS, JEQ_K, RET_K = 0x20, 0x15, 0x06
+ARCHES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+NR_PIDFD_OPEN = 434  # the same on every architecture (Linux 5.3)
+
+
+def insn(code, jt, jf, k):
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def program(arch, err, self_pid):
+    """seccomp_data: nr at 0, arch at 4, args[0]'s low word at 16."""
+    prog = [
+        insn(LD_W_ABS, 0, 0, 4),
+        insn(JEQ_K, 1, 0, arch),
+        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        insn(LD_W_ABS, 0, 0, 0),
+        insn(JEQ_K, 1, 0, NR_PIDFD_OPEN),
+        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    ]
+    if self_pid:
+        prog += [insn(LD_W_ABS, 0, 0, 16), insn(JEQ_K, 0, 1, self_pid),
+                 insn(RET_K, 0, 0, SECCOMP_RET_ALLOW)]
+    prog.append(insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | err))
+    return prog
+
+
+def main():
+    args = sys.argv[1:]
+    self_pid = 0
+    if args and args[0] == "--except-self":
+        self_pid = os.getpid()
+        args = args[1:]
+    if len(args) < 2 or not hasattr(errno, args[0]):
+        sys.exit(__doc__)
+    arch = ARCHES.get(platform.machine())
+    if arch is None:
+        print("1..0 # SKIP no seccomp filter for " + platform.machine())
+        sys.exit(77)
+    code = b"".join(program(arch, getattr(errno, args[0]), self_pid))
+    buf = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(code) // 8, ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if (libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or
+            libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                       ctypes.byref(fprog), 0, 0) != 0):
+        e = ctypes.get_errno()
+        print("1..0 # SKIP cannot install a seccomp filter: " +
+              os.strerror(e))
+        sys.exit(77)
+    os.execvp(args[0 + 1], args[1:])
+
+
+main()
