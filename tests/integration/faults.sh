@@ -143,6 +143,52 @@ for sc in group "${scopes[@]}" pidns; do
 	done
 done
 
+# --- a pid reused during the stop -----------------------------------------------------
+# In a PID namespace of its own (unshare --pid --mount-proc), where writing
+# /proc/sys/kernel/ns_last_pid picks the next pid (pid_namespaces(7)): the
+# job's first child A takes the first signal and exits, then a second
+# child B is forked with A's pid.  No signal reached B: it must get the
+# first signal (a set keyed by pid alone would skip it, leaving it to the
+# SIGKILL after the 20 s grace period).
+cat >"$TMPD/reuse.py" <<'PYEOF'
+import os, signal, sys
+d, m = sys.argv[1], sys.argv[2]
+signal.signal(signal.SIGTERM, lambda *a: None)
+trap = 'trap "echo %s >>%s/f; exit 0" TERM; while :; do sleep %s; done'
+a = os.fork()
+if a == 0:
+    os.execvp("sh", ["sh", "-c", trap % ("A", d, m)])
+os.waitpid(a, 0)  # A ends on the stop's first signal
+with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+    f.write(str(a - 1))
+b = os.fork()
+if b == 0:
+    os.execvp("sh", ["sh", "-c", trap % ("B", d, m)])
+with open(d + "/pids", "w") as f:
+    f.write("%d %d\n" % (a, b))
+os.waitpid(b, 0)
+PYEOF
+if command -v unshare >/dev/null && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	for sc in "${scopes[@]}"; do
+		new_marker m
+		d=$TMPD/reuse.$sc
+		mkdir "$d"
+		unshare --pid --fork --kill-child --mount-proc "$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$sc" \
+			-t 0.5 -k 20 -- "$PY" "$TMPD/reuse.py" "$d" "$m" &
+		RUNX_PID=$!
+		wait_pid_exit "$RUNX_PID" 8
+		read -r a b <"$d/pids" || true
+		assert_eq "$sc, pid reuse: B was forked with A's pid" "${a:-none}" "${b:-}"
+		assert_eq "$sc, pid reuse: B got the first signal, no 20 s grace (124 within 8 s)" 124 "$WAIT_STATUS"
+		assert_eq "$sc, pid reuse: both TERM traps ran" "A B" "$(tr '\n' ' ' <"$d/f" | sed 's/ $//')"
+		poll 100 0.02 marked_none "$m"
+		assert_dead "$sc, pid reuse: nothing left" "$m"
+	done
+else
+	diag "no unshare --pid --mount-proc here: the pid reuse cases are not run"
+	not_ok "a PID namespace for the pid reuse cases (unshare --pid --mount-proc)"
+fi
+
 # --- runx itself SIGKILLed ---------------------------------------------------------
 new_marker m
 runx_bg -t 100 -- sleep "$m"
