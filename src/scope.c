@@ -202,9 +202,7 @@ int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
 int runx_pidset_note(struct runx_pidset *set, const struct runx_proc_stat *p,
 		     int sig)
 {
-	bool copy = runx_proc_may_catch(p, sig) && runx_proc_is_fork_copy(p);
-
-	return runx_pidset_add(set, p, copy);
+	return runx_pidset_add(set, p, runx_is_signalled_copy(p, sig));
 }
 
 int runx_reach_again(struct runx_pidset_entry *e,
@@ -229,6 +227,26 @@ int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
 	if (runx_pidset_note(set, p, sig) < 0)
 		return -ENOMEM;
 	return runx_signal_listed(p, sig, sig != SIGCONT);
+}
+
+int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
+		    unsigned long long stop_tick, int sig,
+		    bool (*member)(const struct runx_proc_stat *st, void *arg),
+		    void *arg)
+{
+	struct runx_pidset_entry *e = runx_pidset_find(set, st);
+
+	if (e != NULL)
+		return runx_reach_again(e, st, sig);
+	if (st->start_time < stop_tick || (member != NULL && !member(st, arg)))
+		return 0;
+	return runx_reach_newcomer(set, st, sig);
+}
+
+bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig)
+{
+	return !runx_proc_is_dead(st) && runx_proc_may_catch(st, sig) &&
+	       runx_proc_is_fork_copy(st);
 }
 
 void runx_pidset_free(struct runx_pidset *set)

@@ -92,12 +92,10 @@ struct group_copies {
 static int note_copy(const struct runx_proc_stat *st, void *arg)
 {
 	struct group_copies *g = arg;
-	struct runx_scope *s = g->scope;
 
-	if (st->pgrp != s->child || runx_proc_is_dead(st) ||
-	    !runx_proc_may_catch(st, g->sig) || !runx_proc_is_fork_copy(st))
+	if (st->pgrp != g->scope->child || !runx_is_signalled_copy(st, g->sig))
 		return 0;
-	return runx_pidset_add(&s->reached, st, true);
+	return runx_pidset_add(&g->scope->reached, st, true);
 }
 
 /*
@@ -133,7 +131,7 @@ struct group_newcomers {
  * tick may have had the first signal already: it gets it twice, rather
  * than risk that a process forked just after the kill(2) gets none), or
  * one that has execve'd since the signal reached it as a fork copy
- * (runx_reach_newcomer()).
+ * (runx_reach_late()).
  */
 static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 {
@@ -142,11 +140,8 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 
 	if (st->pgrp != s->child || runx_proc_is_dead(st))
 		return 0;
-	struct runx_pidset_entry *e = runx_pidset_find(&s->reached, st);
-	if (e == NULL && st->start_time < s->stop_tick)
-		return 0;
-	int one = e != NULL ? runx_reach_again(e, st, g->sig)
-			    : runx_reach_newcomer(&s->reached, st, g->sig);
+	int one =
+	    runx_reach_late(&s->reached, st, s->stop_tick, g->sig, NULL, NULL);
 	if (one == -ENOMEM)
 		return one;
 	g->reached += one > 0;

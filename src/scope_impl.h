@@ -61,6 +61,27 @@ int runx_reach_again(struct runx_pidset_entry *e,
 int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
 			int sig);
 
+/*
+ * The newcomer rule of the scopes whose first signal is one kill(2) (group,
+ * pidns) for a live process st of the scope: if set holds it,
+ * runx_reach_again(); else, if it started in or after stop_tick (boot
+ * clock ticks, the first signal's), runx_reach_newcomer(); else nothing
+ * (the kill(2) reached it).  member (NULL: every st is one) is asked only
+ * then, for a check that costs more than reading st.  Returns 1 if
+ * signalled, 0 if not, or -errno.
+ */
+int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
+		    unsigned long long stop_tick, int sig,
+		    bool (*member)(const struct runx_proc_stat *st, void *arg),
+		    void *arg);
+
+/*
+ * True if st is alive, a handler of it may catch sig and it is still an
+ * unexec'd copy of its parent: a process the first signal reached that
+ * runx_pidset_add() must mark (reads /proc/PPID/stat only then).
+ */
+bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig);
+
 /* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
 void runx_census_unknown(struct runx_census *c, int error);
 

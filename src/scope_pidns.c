@@ -185,6 +185,12 @@ static bool in_namespace(pid_t pid, const char *ns)
 	return strcmp(link, ns) == 0;
 }
 
+/* runx_reach_late()'s member check: st is in the namespace ns (arg). */
+static bool of_namespace(const struct runx_proc_stat *st, void *arg)
+{
+	return in_namespace(st->pid, arg);
+}
+
 /*
  * Signals a process of the namespace (not the init) that started no
  * earlier than the tick of the first signal and that no newcomer pass
@@ -192,7 +198,7 @@ static bool in_namespace(pid_t pid, const char *ns)
  * namespace, or later by a TERM handler, which the forwarded signal
  * missed (one started in that very tick may get the signal twice), or
  * one that has execve'd since the signal reached it as a fork copy
- * (runx_reach_newcomer()).
+ * (runx_reach_late()).
  */
 static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 {
@@ -201,12 +207,8 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 
 	if (st->pid == s->child || runx_proc_is_dead(st))
 		return 0;
-	struct runx_pidset_entry *e = runx_pidset_find(&s->reached, st);
-	if (e == NULL &&
-	    (st->start_time < s->stop_tick || !in_namespace(st->pid, g->ns)))
-		return 0;
-	int one = e != NULL ? runx_reach_again(e, st, g->sig)
-			    : runx_reach_newcomer(&s->reached, st, g->sig);
+	int one = runx_reach_late(&s->reached, st, s->stop_tick, g->sig,
+				  of_namespace, g->ns);
 	if (one == -ENOMEM)
 		return one;
 	g->reached += one > 0;
@@ -234,8 +236,7 @@ static int note_copy(const struct runx_proc_stat *st, void *arg)
 {
 	struct pidns_newcomers *g = arg;
 
-	if (st->pid == g->scope->child || runx_proc_is_dead(st) ||
-	    !runx_proc_may_catch(st, g->sig) || !runx_proc_is_fork_copy(st) ||
+	if (st->pid == g->scope->child || !runx_is_signalled_copy(st, g->sig) ||
 	    !in_namespace(st->pid, g->ns))
 		return 0;
 	return runx_pidset_add(&g->scope->reached, st, true);
