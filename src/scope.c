@@ -323,18 +323,48 @@ static int signal_unpinned(const struct runx_proc_stat *p, int sig,
 	return 1;
 }
 
+/* Whether the kernel has PIDFD_GET_INFO (until one ioctl says not). */
+static bool have_pidfd_info = true;
+
+/*
+ * 0 if the process pinned by pidfd is the one listed as *p, or another
+ * descendant in its place: its parent (PIDFD_GET_INFO, one ioctl) is still
+ * p's listed parent, or runx (a child of runx is in the tree; a pid reused
+ * by a child of p's parent is p's sibling, a descendant too).  Else, or
+ * without the ioctl, the start time in /proc/PID/stat decides.  -ESRCH
+ * for another process or one that is reaped, or -errno.
+ */
+static int pinned_is_listed(int pidfd, const struct runx_proc_stat *p)
+{
+	static pid_t self;
+	struct runx_proc_stat now;
+	pid_t ppid;
+
+	if (self == 0)
+		self = getpid();
+	if (have_pidfd_info && runx_pidfd_ppid(pidfd, &ppid) == 0) {
+		if (ppid == p->ppid || ppid == self)
+			return 0;
+	} else if (have_pidfd_info && errno == ESRCH) {
+		return -ESRCH;
+	} else if (have_pidfd_info) {
+		have_pidfd_info = false; /* ENOTTY, EINVAL: before 6.13 */
+	}
+	int r = runx_proc_stat(p->pid, &now);
+	if (r == 0 && now.start_time != p->start_time)
+		r = -ESRCH;
+	return r;
+}
+
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont)
 {
-	struct runx_proc_stat now;
 	int fd = runx_pidfd_open(p->pid, 0);
 
 	if (fd < 0)
 		return errno == ESRCH
 			   ? 0
 			   : signal_unpinned(p, sig, also_cont, -errno);
-	int r = runx_proc_stat(p->pid, &now);
-	if (r == 0 && now.start_time != p->start_time)
-		r = -ESRCH;
+	int r = pinned_is_listed(fd, p);
 	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
 		r = -errno;
 	if (r == 0 && also_cont)

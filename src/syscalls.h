@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,6 +73,40 @@ static inline int runx_pidfd_open(pid_t pid, unsigned int flags)
 static inline int runx_pidfd_send_signal(int pidfd, int sig)
 {
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+/*
+ * The part of struct pidfd_info (include/uapi/linux/pidfd.h, Linux 6.13)
+ * that runx reads; the kernel fills what fits in the size the ioctl
+ * names (PIDFD_INFO_SIZE_VER0, 64 bytes, is the first version).
+ */
+struct runx_pidfd_info {
+	uint64_t mask; /* in: what to report; out: what was */
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid; /* in runx's pid namespace */
+	uint32_t ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	uint32_t spare0[1];
+};
+
+/* ioctl PIDFD_GET_INFO: _IOWR(0xFF, 11, struct pidfd_info). */
+#define RUNX_PIDFD_GET_INFO                                                    \
+	_IOC(_IOC_READ | _IOC_WRITE, 0xFF, 11, sizeof(struct runx_pidfd_info))
+#define RUNX_PIDFD_INFO_PID 1ULL
+
+/*
+ * The parent of pidfd's process (ioctl PIDFD_GET_INFO, Linux 6.13), in
+ * runx's pid namespace, into *ppid: 0, or -1 with errno ESRCH once it is
+ * reaped (a zombie may still answer), ENOTTY or EINVAL from a kernel
+ * without it.
+ */
+static inline int runx_pidfd_ppid(int pidfd, pid_t *ppid)
+{
+	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_PID};
+
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	*ppid = (pid_t)info.ppid;
+	return 0;
 }
 
 /*

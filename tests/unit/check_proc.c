@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "proc.h"
+#include "syscalls.h"
 
 static void on_usr1(int sig)
 {
@@ -140,6 +141,38 @@ START_TEST(a_fork_copy_until_its_exec)
 }
 END_TEST
 
+START_TEST(pidfd_info_names_the_parent)
+{
+	int go;
+	pid_t pid = fork_waiting("child", &go), ppid = 0;
+	int fd = runx_pidfd_open(pid, 0);
+
+	ck_assert_int_ge(fd, 0);
+	if (runx_pidfd_ppid(fd, &ppid) == 0) {
+		ck_assert_int_eq(ppid, getpid());
+	} else {
+		/* a kernel before 6.13: the caller falls back to /proc */
+		ck_assert(errno == ENOTTY || errno == EINVAL);
+	}
+	close(go);
+	kill(pid, SIGKILL);
+	siginfo_t si;
+	ck_assert_int_eq(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	/* a zombie: still this process's child, or gone (kernels differ) */
+	ppid = 0;
+	if (runx_pidfd_ppid(fd, &ppid) == 0)
+		ck_assert_int_eq(ppid, getpid());
+	else
+		ck_assert(errno == ESRCH || errno == ENOTTY || errno == EINVAL);
+	waitpid(pid, NULL, 0);
+	/* reaped: ESRCH where the kernel has the ioctl */
+	if (runx_pidfd_ppid(fd, &ppid) == 0)
+		ck_abort_msg("PIDFD_GET_INFO answered for a reaped process");
+	ck_assert(errno == ESRCH || errno == ENOTTY || errno == EINVAL);
+	close(fd);
+}
+END_TEST
+
 START_TEST(a_zombie_shows_no_image)
 {
 	struct runx_proc_stat st;
@@ -168,6 +201,7 @@ int main(void)
 	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
+	tcase_add_test(tc, pidfd_info_names_the_parent);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
