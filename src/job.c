@@ -16,6 +16,7 @@
 
 #include "launch.h"
 #include "log.h"
+#include "proc.h"
 #include "report.h"
 #include "syscalls.h"
 
@@ -151,9 +152,10 @@ static void tell_started(const struct runx_job *job,
 	const char *name = runx_quote(job->opts->command[0], q, sizeof(q));
 
 	if (req->pidns)
-		runx_verbose("started '%s' as pid %d in the pid namespace of "
-			     "init %d (pidns scope, %s launch inside%s)",
-			     name, (int)job->child.ns_pid, (int)job->child.pid,
+		runx_verbose("started '%s' as pid %d (%d in the pid namespace "
+			     "of init %d; pidns scope, %s launch inside%s)",
+			     name, (int)job->result.command_pid,
+			     (int)job->child.ns_pid, (int)job->child.pid,
 			     runx_launch_kind_name(req->backend),
 			     req->pidns_new_user ? ", user namespace" : "");
 	else
@@ -222,6 +224,11 @@ int runx_job_start(struct runx_job *job)
 	if (job->child.exec_errno != 0)
 		return exec_failed(job, job->child.exec_errno);
 	job->result.pid = job->child.pid;
+	job->result.command_pid = job->child.pid;
+	if (req.pidns) { /* the init's one child: the command */
+		pid_t cmd = runx_proc_first_child(job->child.pid);
+		job->result.command_pid = cmd > 0 ? cmd : 0;
+	}
 	runx_scope_adopt(&job->scope, job->child.pid, job->child.pidfd);
 	tell_started(job, &req);
 	return 0;

@@ -127,6 +127,19 @@ bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
 	return runx_proc_same_image(st, &parent);
 }
 
+pid_t runx_proc_first_child(pid_t pid)
+{
+	char path[80], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+		 (int)pid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (pid_t)n;
+	long child = strtol(buf, NULL, 10);
+	return child > 0 ? (pid_t)child : -ENOENT;
+}
+
 bool runx_proc_is_dead(const struct runx_proc_stat *st)
 {
 	return st->state == 'Z' || st->state == 'X' || st->state == 'x';

@@ -92,6 +92,13 @@ bool runx_proc_is_own_namespace(void);
  */
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size);
 
+/*
+ * The first child of process pid (its main thread's), from
+ * /proc/PID/task/PID/children (proc(5), CONFIG_PROC_CHILDREN), in runx's
+ * pid namespace: the pid, or -errno (-ENOENT also with no child listed).
+ */
+pid_t runx_proc_first_child(pid_t pid);
+
 /* Seconds since boot now, in clock ticks (for ages from start_time). */
 uint64_t runx_proc_uptime_ticks(void);
 

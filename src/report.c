@@ -371,7 +371,7 @@ static void gather(const struct runx_plan *plan, const struct runx_result *res,
 	r->scope_where = res->scope_where[0] ? res->scope_where : NULL;
 	r->backend =
 	    res->launched ? runx_launch_kind_name(plan->backend) : NULL;
-	r->pid = res->pid;
+	r->pid = res->command_pid > 0 ? res->command_pid : res->pid;
 	r->start = res->start;
 	r->end = res->end;
 	r->wall_ns = res->start_ns ? res->end_ns - res->start_ns : 0;

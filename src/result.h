@@ -56,7 +56,10 @@ struct runx_named {
 struct runx_result {
 	enum runx_end_reason reason;
 	bool launched;	       /* a backend tried to start the command */
-	pid_t pid;	       /* the command's pid, 0 if none ran */
+	pid_t pid;	       /* the direct child's pid (pidns: the init's),
+				* 0 if none ran */
+	pid_t command_pid;     /* pidns: the command's pid on runx's side,
+				* 0 if unknown; else the same as pid */
 	struct timespec start; /* CLOCK_REALTIME at the launch */
 	struct timespec end;   /* CLOCK_REALTIME at the end */
 	int64_t start_ns;      /* CLOCK_MONOTONIC at the launch, ns */

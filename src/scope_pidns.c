@@ -137,20 +137,6 @@ static int count_members(pid_t init)
 	return n;
 }
 
-/*
- * Alive while the init has not exited (its pidfd, WNOWAIT): the kernel
- * empties the namespace before the init can exit.  The count is what the
- * namespace's /proc shows (at least 1 while the init lives).
- */
-static void pidns_census(struct runx_scope *s, struct runx_census *c)
-{
-	if (!runx_scope_child_alive(s))
-		return;
-	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
-	int n = count_members(s->child);
-	c->count = n > 0 ? n : 1;
-}
-
 /* sig to the init, which sends it to the whole namespace. */
 static int pidns_signal(struct runx_scope *s, int sig, bool count)
 {
@@ -228,6 +214,59 @@ static bool read_namespace(const struct runx_scope *s, char *ns, size_t size)
 		return false;
 	ns[n] = '\0';
 	return true;
+}
+
+struct pidns_members {
+	const struct runx_scope *scope;
+	char ns[64]; /* the init's /proc/PID/ns/pid link */
+	struct runx_census *c;
+};
+
+/* Counts and names one live process of the namespace but its init. */
+static int list_member(const struct runx_proc_stat *st, void *arg)
+{
+	struct pidns_members *m = arg;
+
+	if (st->pid != m->scope->child && !runx_proc_is_dead(st) &&
+	    in_namespace(st->pid, m->ns))
+		runx_census_found(m->c, st->pid);
+	return 0;
+}
+
+/*
+ * Names the namespace's processes by their pids in runx's namespace (a
+ * walk of runx's /proc, /proc/PID/ns/pid against the init's) into *c,
+ * for the lists of what is alive; false (c untouched) if none is found or
+ * the walk fails.
+ */
+static bool name_members(const struct runx_scope *s, struct runx_census *c)
+{
+	struct runx_census found = *c;
+	struct pidns_members m = {.scope = s, .c = &found};
+
+	if (!s->proc_trusted || !read_namespace(s, m.ns, sizeof(m.ns)) ||
+	    runx_proc_each(list_member, &m) < 0 || found.count == 0)
+		return false;
+	*c = found;
+	return true;
+}
+
+/*
+ * Alive while the init has not exited (its pidfd, WNOWAIT): the kernel
+ * empties the namespace before the init can exit.  The count is what the
+ * namespace's /proc shows (at least 1 while the init lives); asked for
+ * names (c->pids), the processes of the namespace are named, by their
+ * pids out here, and only when there are none, the init.
+ */
+static void pidns_census(struct runx_scope *s, struct runx_census *c)
+{
+	if (!runx_scope_child_alive(s))
+		return;
+	if (c->pids != NULL && c->watch == NULL && name_members(s, c))
+		return;
+	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
+	int n = count_members(s->child);
+	c->count = n > 0 ? n : 1;
 }
 
 /* Notes a process of the namespace the first signal reaches as a fork

@@ -518,7 +518,8 @@ static void command_ended(struct supervisor *s, int status,
 	s->exited = true;
 	s->res->wait_status = status;
 	s->res->rusage = *ru;
-	tell_reaped(s->res->pid, status);
+	tell_reaped(s->res->command_pid > 0 ? s->res->command_pid : s->res->pid,
+		    status);
 }
 
 /*

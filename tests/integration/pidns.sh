@@ -201,13 +201,40 @@ assert_eq "--idle-timeout (output through runx) with pidns: 124" 124 \
 	"$(st guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns --idle-timeout=0.3 -k 0.2 -o "$TMPD/idle" -- sh -c 'echo x; sleep 1000')"
 assert_eq "--idle-timeout with pidns: the output went through" x "$(cat "$TMPD/idle")"
 
-# --- -v and --report name the scope and its init ----------------------------------------------
-out=$(runx -v --kill-scope=pidns --report="$TMPD/r.json" -- true 2>&1)
-assert_match "-v: the command's pid in the namespace and the init's on the host" \
-	"started 'true' as pid 2 in the pid namespace of init [0-9]+" "$out"
-init=$(sed -n "s/.*pid namespace of init \([0-9]*\).*/\1/p" <<<"$out" | head -n 1)
-assert_eq "--report: scope, scope_target and pid name the init" "pidns|pid namespace of init $init|$init" \
+# --- -v and --report name the scope, its init and the command's pid ----------------------------
+new_marker m
+runx_bg -v --kill-scope=pidns --report="$TMPD/r.json" -- sleep "$m" 2>"$TMPD/v"
+rpid=$RUNX_PID
+poll 250 0.02 grep -q "started 'sleep'" "$TMPD/v"
+out=$(cat "$TMPD/v")
+assert_match "-v: the command's pid here and in the namespace, and the init's" \
+	"started 'sleep' as pid [0-9]+ \\(2 in the pid namespace of init [0-9]+;" "$out"
+cmd=$(sed -n "s/.*started 'sleep' as pid \([0-9]*\) .*/\1/p" <<<"$out")
+init=$(sed -n "s/.*pid namespace of init \([0-9]*\);.*/\1/p" <<<"$out")
+# the pid named is the command's: the init's child, pid 2 inside, the sleep
+assert_eq "-v: that pid is the init's child, pid 2 in the namespace, the command" \
+	"$init|2|sleep $m" \
+	"$(awk '/^PPid:/ { p = $2 } /^NSpid:/ { n = $NF } END { printf "%s|%s", p, n }' "/proc/${cmd:-0}/status" 2>/dev/null)|$(tr '\0' ' ' <"/proc/${cmd:-0}/cmdline" 2>/dev/null | sed 's/ $//')"
+kill -TERM "$rpid"
+wait "$rpid"
+assert_eq "--report: scope, scope_target name the init, pid the command" \
+	"pidns|pid namespace of init $init|$cmd" \
 	"$($PY -c 'import json,sys; r=json.load(open(sys.argv[1])); print("%s|%s|%s" % (r["scope"], r["scope_target"], r["pid"]))' "$TMPD/r.json")"
+
+# --- the processes alive at the deadline are named ------------------------------------------------
+new_marker m
+runx -v --kill-scope=pidns -t 0.3 -k 0.3 --report="$TMPD/alive.json" -- \
+	sh -c "trap '' TERM; sleep $m & sleep $m & wait" 2>"$TMPD/alive.err"
+assert_eq "alive at the deadline: all three named, with their argv" "3|3|sh,sleep,sleep|$m,$m" \
+	"$($PY -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["alive_at_deadline"]
+ps = a["processes"]
+print("%d|%d|%s|%s" % (a["count"], len(ps), ",".join(sorted(p["argv"][0] for p in ps)),
+      ",".join(p["argv"][1] for p in ps if p["argv"][0] == "sleep")))' "$TMPD/alive.json")"
+assert_eq "-v: an 'alive at the deadline' line per process, none for the init" 2 \
+	"$(grep -c "alive at the deadline: pid [0-9]*, age [0-9.]*s: sleep $m\$" "$TMPD/alive.err")"
+assert_dead "alive at the deadline: nothing left" "$m"
 
 # --- every backend, once (the per-backend runs of make check cover the rest) ---------------------
 if [ -z "${RUNX_LAUNCH:-}" ]; then
