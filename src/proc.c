@@ -127,6 +127,21 @@ bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
 	return runx_proc_same_image(st, &parent);
 }
 
+long runx_proc_last_pid(void)
+{
+	char buf[128];
+	ssize_t n = read_small("/proc/loadavg", buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	char *last = strrchr(buf, ' ');
+	if (last == NULL)
+		return -EINVAL;
+	char *end;
+	long pid = strtol(last + 1, &end, 10);
+	return end == last + 1 || pid < 0 ? -EINVAL : pid;
+}
+
 pid_t runx_proc_first_child(pid_t pid)
 {
 	char path[80], buf[64];
@@ -148,6 +163,14 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg)
 {
+	return runx_proc_each_unknown(NULL, fn, arg);
+}
+
+int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
+			   int (*fn)(const struct runx_proc_stat *st,
+				     void *arg),
+			   void *arg)
+{
 	DIR *dir = opendir("/proc");
 	struct dirent *d;
 	int r = 0;
@@ -163,7 +186,10 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		struct runx_proc_stat st;
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
-		int s = runx_proc_stat((pid_t)atoi(d->d_name), &st);
+		pid_t pid = (pid_t)atoi(d->d_name);
+		if (known != NULL && known(pid, arg))
+			continue;
+		int s = runx_proc_stat(pid, &st);
 		if (s == 0)
 			r = fn(&st, arg);
 		else if (s != -ENOENT && s != -ESRCH)

@@ -80,6 +80,23 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg);
 
 /*
+ * runx_proc_each(), but a pid for which known(pid, arg) is true is passed
+ * over without reading its /proc entry (fn is not called for it); known
+ * NULL: none is.  Returns 0, fn's value, or -errno.
+ */
+int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
+			   int (*fn)(const struct runx_proc_stat *st,
+				     void *arg),
+			   void *arg);
+
+/*
+ * The pid most recently allocated in the pid namespace of /proc (the last
+ * field of /proc/loadavg, proc(5)); while it stays the same, no process or
+ * thread was created there, so no pid was reused.  -errno if unreadable.
+ */
+long runx_proc_last_pid(void);
+
+/*
  * True if /proc belongs to runx's own pid namespace (its "self" link
  * names getpid()); if not (unshare --pid without --mount-proc), the pids
  * /proc lists are not the ones kill(2) takes.

@@ -35,22 +35,12 @@ struct proc_list {
 	size_t n, cap;
 };
 
-/* Appends one /proc entry to the list. */
-static int list_proc(const struct runx_proc_stat *st, void *arg)
-{
-	struct proc_list *l = arg;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct runx_proc_stat *v = realloc(l->v, cap * sizeof(*v));
-		if (v == NULL)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = *st;
-	return 0;
-}
+/* A walk's list and the pids it may pass over (known, or NULL). */
+struct walk {
+	struct proc_list *list;
+	const unsigned char *known_bits; /* bit per pid, up to known_top */
+	pid_t known_top;
+};
 
 /* Membership bit of pid in a bitmap sized to the largest pid listed. */
 static bool bit_get(const unsigned char *bits, pid_t pid)
@@ -64,31 +54,61 @@ static void bit_set(unsigned char *bits, pid_t pid)
 	bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
 }
 
-/* The largest pid in the list, or runx's own. */
-static pid_t top_pid(const struct proc_list *all, pid_t self)
+/* Appends one /proc entry to the walk's list. */
+static int list_proc(const struct runx_proc_stat *st, void *arg)
 {
-	pid_t top = self;
+	struct proc_list *l = ((struct walk *)arg)->list;
 
-	for (size_t i = 0; i < all->n; i++)
-		if (all->v[i].pid > top)
-			top = all->v[i].pid;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct runx_proc_stat *v = realloc(l->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *st;
+	return 0;
+}
+
+/* True for a pid the walk need not read (runx_proc_each_unknown()). */
+static bool is_known(pid_t pid, void *arg)
+{
+	const struct walk *w = arg;
+
+	return w->known_bits != NULL && pid > 0 && pid <= w->known_top &&
+	       bit_get(w->known_bits, pid);
+}
+
+/* The largest pid in the list or known to the walk, or runx's own. */
+static pid_t top_pid(const struct walk *w, pid_t self)
+{
+	pid_t top = self > w->known_top ? self : w->known_top;
+
+	for (size_t i = 0; i < w->list->n; i++)
+		if (w->list->v[i].pid > top)
+			top = w->list->v[i].pid;
 	return top;
 }
 
 /*
- * Keeps only the descendants of runx in *all (in place), zombies
- * included.  /proc lists pids in ascending order and children mostly have
- * larger pids than their parents, so the passes usually end after two.
+ * Keeps only the descendants of runx in the walk's list (in place),
+ * zombies included; a known pid counts as a descendant (it is one, and
+ * was not read).  /proc lists pids in ascending order and children mostly
+ * have larger pids than their parents, so the passes usually end after two.
  */
-static int keep_descendants(struct proc_list *all)
+static int keep_descendants(struct walk *w)
 {
-	pid_t self = getpid(), top = top_pid(all, self);
+	struct proc_list *all = w->list;
+	pid_t self = getpid(), top = top_pid(w, self);
 	unsigned char *member = calloc((size_t)top / 8 + 1, 1);
 	size_t kept = 0;
 	bool grew = true;
 
 	if (member == NULL)
 		return -ENOMEM;
+	if (w->known_bits != NULL)
+		memcpy(member, w->known_bits, (size_t)w->known_top / 8 + 1);
 	bit_set(member, self);
 	while (grew) {
 		grew = false;
@@ -109,14 +129,46 @@ static int keep_descendants(struct proc_list *all)
 	return 0;
 }
 
-/* The descendants of runx now, into *out (caller frees out->v). */
-static int list_tree(struct proc_list *out)
+/*
+ * A bitmap of the pids of set into w (w->known_bits, caller frees), so
+ * that the walk passes over them; -ENOMEM.
+ */
+static int know_pids(struct walk *w, const struct runx_pidset *set)
 {
-	*out = (struct proc_list){NULL, 0, 0};
-	int r = runx_proc_each(list_proc, out);
+	pid_t top = 0;
 
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].pid > top)
+			top = set->v[i].pid;
+	unsigned char *bits = calloc((size_t)top / 8 + 1, 1);
+	if (bits == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].pid > 0)
+			bit_set(bits, set->v[i].pid);
+	w->known_bits = bits;
+	w->known_top = top;
+	return 0;
+}
+
+/*
+ * The descendants of runx now, into *out (caller frees out->v); with
+ * known, the pids of that set are passed over unread (the caller knows
+ * no pid was reused since they were listed: runx_proc_last_pid()).
+ */
+static int list_tree(struct proc_list *out, const struct runx_pidset *known)
+{
+	struct walk w = {out, NULL, 0};
+	int r = 0;
+
+	*out = (struct proc_list){NULL, 0, 0};
+	if (known != NULL && known->n > 0)
+		r = know_pids(&w, known);
 	if (r == 0)
-		r = keep_descendants(out);
+		r = runx_proc_each_unknown(is_known, list_proc, &w);
+	if (r == 0)
+		r = keep_descendants(&w);
+	free((void *)w.known_bits);
 	if (r < 0) {
 		free(out->v);
 		*out = (struct proc_list){NULL, 0, 0};
@@ -173,7 +225,7 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 		c->count = 1;
 		return;
 	}
-	int r = list_tree(&tree);
+	int r = list_tree(&tree, NULL);
 	if (r < 0) {
 		runx_census_unknown(c, r);
 		return;
@@ -189,18 +241,20 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 /*
  * One pass: signals every listed live descendant not in done, adds it
  * to done (and to also, if not NULL), and continues it with also_cont.
- * *fresh counts the new ones.  A newcomer pass (also NULL, done the
- * scope's set) also signals again a process the signal reached as a fork
- * copy that has execve'd since (runx_reach_again()).  A process that
- * cannot be signalled does not end the pass (the others still get the
- * signal); its error is returned if nobody was reached.  Returns the
- * number reached, or -errno.
+ * *fresh counts the new ones.  With skip_done, the pids in done are not
+ * even read (no pid was reused since they were listed).  A newcomer pass
+ * (also NULL, done the scope's set) also signals again a process the
+ * signal reached as a fork copy that has execve'd since
+ * (runx_reach_again()).  A process that cannot be signalled does not end
+ * the pass (the others still get the signal); its error is returned if
+ * nobody was reached.  Returns the number reached, or -errno.
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
-		      int sig, bool also_cont, int *fresh)
+		      int sig, bool also_cont, bool skip_done, int *fresh)
 {
 	struct proc_list tree;
-	int r = list_tree(&tree), reached = 0, error = 0, one;
+	int r = list_tree(&tree, skip_done ? done : NULL), reached = 0,
+	    error = 0, one;
 
 	*fresh = 0;
 	if (r < 0)
@@ -231,6 +285,16 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 	return reached == 0 && error < 0 ? error : reached;
 }
 
+/* Nanoseconds since t0 (CLOCK_MONOTONIC). */
+static long long since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000000000LL +
+	       (now.tv_nsec - t0->tv_nsec);
+}
+
 /*
  * Repeats "list, signal the new ones" until a pass finds nobody new (a
  * process whose parent got a fatal signal cannot fork any more, fork(2)
@@ -238,26 +302,31 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
  * does not kill (a TERM-ignoring fork loop) may never converge: after the
  * second pass such a sweep stops once SWEEP_BUDGET_NS have passed, and
  * the re-check during the grace period finds the rest.  SIGKILL sweeps
- * until nobody is new: every process it reaches can no longer fork.
+ * until nobody is new: every process it reaches can no longer fork.  A
+ * pass after one during which no pid was allocated (runx_proc_last_pid()
+ * unchanged) reads only the pids not in done: the others are the very
+ * processes listed before (except in a newcomer pass, whose fork-copy
+ * check reads them all).
  */
 static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
-		 bool also_cont)
+		 bool also_cont, bool newcomers)
 {
-	struct timespec t0, now;
+	struct timespec t0;
 	int total = 0, fresh = 1, error = 0;
+	long last = -1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int pass = 0; fresh > 0 && pass < MAX_SWEEPS; pass++) {
-		int r = sweep_once(done, also, sig, also_cont, &fresh);
+		long now = runx_proc_last_pid();
+		bool skip = !newcomers && pass > 0 && now >= 0 && now == last;
+		last = now;
+		int r = sweep_once(done, also, sig, also_cont, skip, &fresh);
 		if (r < 0 && error == 0)
 			error = r;
 		if (r < 0 && fresh == 0)
 			break; /* the walk itself failed */
 		total += r > 0 ? r : 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long long spent = (now.tv_sec - t0.tv_sec) * 1000000000LL +
-				  (now.tv_nsec - t0.tv_nsec);
-		if (sig != SIGKILL && pass >= 1 && spent > SWEEP_BUDGET_NS)
+		if (sig != SIGKILL && pass >= 1 && since(&t0) > SWEEP_BUDGET_NS)
 			break;
 	}
 	return total == 0 && error < 0 ? error : total;
@@ -275,7 +344,7 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, sig, false);
+	int r = sweep(&now, &s->reached, sig, false, false);
 	runx_pidset_free(&now);
 	if (r < 0)
 		runx_scope_signal_child(s, sig); /* needs no new fd */
@@ -290,7 +359,8 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, sig, sig != SIGCONT && sig != SIGKILL);
+	int r = sweep(&now, &s->reached, sig, sig != SIGCONT && sig != SIGKILL,
+		      false);
 	runx_pidset_free(&now);
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
 		runx_scope_signal_child(s, SIGCONT); /* needs no new fd */
@@ -302,7 +372,8 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	return sweep(&s->reached, NULL, sig, sig != SIGCONT && sig != SIGKILL);
+	return sweep(&s->reached, NULL, sig, sig != SIGCONT && sig != SIGKILL,
+		     true);
 }
 
 /* SIGKILL to every descendant, the direct child first (no fd needed). */

@@ -192,6 +192,52 @@ START_TEST(a_zombie_shows_no_image)
 }
 END_TEST
 
+/* Counts the walk's entries and notes whether pid (*arg) was one. */
+static int count_entry(const struct runx_proc_stat *st, void *arg)
+{
+	pid_t *seen = arg;
+
+	if (st->pid == seen[0])
+		seen[1] = 1;
+	seen[2]++;
+	return 0;
+}
+
+/* runx_proc_each_unknown()'s known: this process only. */
+static bool is_self(pid_t pid, void *arg)
+{
+	(void)arg;
+	return pid == getpid();
+}
+
+START_TEST(a_walk_passes_over_known_pids)
+{
+	pid_t all[3] = {getpid(), 0, 0}, unknown[3] = {getpid(), 0, 0};
+
+	ck_assert_int_eq(runx_proc_each(count_entry, all), 0);
+	ck_assert_int_eq(runx_proc_each_unknown(is_self, count_entry, unknown),
+			 0);
+	ck_assert_int_eq(all[1], 1);	 /* listed */
+	ck_assert_int_eq(unknown[1], 0); /* passed over */
+	ck_assert_int_ge(unknown[2], 1);
+}
+END_TEST
+
+START_TEST(the_last_pid_moves_with_a_fork)
+{
+	long before = runx_proc_last_pid();
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	long after = runx_proc_last_pid();
+	waitpid(pid, NULL, 0);
+	ck_assert_int_gt(before, 0);
+	ck_assert_int_ne(after, before); /* the fork allocated a pid */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proc");
@@ -202,6 +248,8 @@ int main(void)
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
 	tcase_add_test(tc, pidfd_info_names_the_parent);
+	tcase_add_test(tc, a_walk_passes_over_known_pids);
+	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
