@@ -34,7 +34,7 @@ alive_any() {
 	return 1
 }
 
-# gone_within_ms MS PID...: polls /proc (at most 400 times, 1 ms apart)
+# gone_within_ms MS PID...: polls /proc (at most 400 times, 5 ms apart)
 # until no pid is alive; true if that happened within MS milliseconds.
 # Sets GONE_MS to the time it took (or "never").
 gone_within_ms() {
@@ -48,7 +48,7 @@ gone_within_ms() {
 			[ "$GONE_MS" -le "$ms" ]
 			return
 		fi
-		sleep 0.001
+		sleep 0.005
 	done
 	return 1
 }
@@ -126,10 +126,12 @@ scope_tests() {
 		ok "$who, runx SIGKILLed: setup: three descendants"
 		kill -KILL "$rpid"
 		# shellcheck disable=SC2086
-		if gone_within_ms 100 $pids; then
-			ok "$who, runx SIGKILLed: all three descendants gone within 100 ms (${GONE_MS} ms)"
+		# gone with runx (nothing else would end them); the bound is
+		# loose: a loaded CI machine took 102 ms (typically 0-6 ms)
+		if gone_within_ms 1500 $pids; then
+			ok "$who, runx SIGKILLed: all three descendants gone with it (${GONE_MS} ms)"
 		else
-			not_ok "$who, runx SIGKILLed: all three descendants gone within 100 ms" "took: $GONE_MS ms"
+			not_ok "$who, runx SIGKILLed: all three descendants gone with it" "took: $GONE_MS ms"
 		fi
 		wait_pid_exit "$rpid" 10
 		assert_eq "$who, runx SIGKILLed: runx died by SIGKILL" 137 "$WAIT_STATUS"
