@@ -21,36 +21,31 @@ escapee() {
 	echo "setsid -w sh -c \"${2:+$2; }sleep $1 >/dev/null 2>&1 &\""
 }
 
-# alive_any PID...: true if one of the pids is a live process (bash
-# builtins only, so that a poll loop stays cheap).
-alive_any() {
-	local p line st
-	for p in "$@"; do
-		read -r line 2>/dev/null <"/proc/$p/stat" || continue
-		st=${line##*) }
-		st=${st%% *}
-		[ "$st" = Z ] || [ "$st" = X ] || return 0
-	done
-	return 1
-}
-
-# gone_within_ms MS PID...: polls /proc (at most 400 times, 5 ms apart)
-# until no pid is alive; true if that happened within MS milliseconds.
-# Sets GONE_MS to the time it took (or "never").
-gone_within_ms() {
-	local ms=$1 t0 i
-	shift
-	t0=${EPOCHREALTIME/./}
-	GONE_MS=never
-	for ((i = 0; i < 400; i++)); do
-		if ! alive_any "$@"; then
-			GONE_MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
-			[ "$GONE_MS" -le "$ms" ]
-			return
-		fi
-		sleep 0.005
-	done
-	return 1
+# kill_and_time RUNX-PID PID...: SIGKILLs RUNX-PID, then waits (poll(2)
+# on pidfds, woken by each exit) until every PID has exited; prints the
+# milliseconds from the kill to the last exit, or "never" after 5 s.
+cat >"$TMPD/gone.py" <<'PYEOF'
+import os, select, signal, sys, time
+runx, pids = int(sys.argv[1]), [int(p) for p in sys.argv[2:]]
+fds = [os.pidfd_open(p) for p in pids]
+poll = select.poll()
+for fd in fds:
+    poll.register(fd, select.POLLIN)
+t0 = time.monotonic()
+os.kill(runx, signal.SIGKILL)
+left = set(fds)
+while left:
+    events = poll.poll(max(0.0, (t0 + 5 - time.monotonic()) * 1000))
+    if not events:
+        print("never")
+        sys.exit(1)
+    for fd, _ in events:
+        left.discard(fd)
+        poll.unregister(fd)
+print(round((time.monotonic() - t0) * 1000))
+PYEOF
+kill_and_time() {
+	"$PY" "$TMPD/gone.py" "$@"
 }
 
 # sleeps_of MARKER: pids of the live "sleep MARKER" processes.
@@ -124,14 +119,12 @@ scope_tests() {
 	if poll 400 0.05 three_sleeps "$m"; then
 		pids=$(sleeps_of "$m")
 		ok "$who, runx SIGKILLed: setup: three descendants"
-		kill -KILL "$rpid"
 		# shellcheck disable=SC2086
-		# gone with runx (nothing else would end them); the bound is
-		# loose: a loaded CI machine took 102 ms (typically 0-6 ms)
-		if gone_within_ms 1500 $pids; then
-			ok "$who, runx SIGKILLed: all three descendants gone with it (${GONE_MS} ms)"
+		gone_ms=$(kill_and_time "$rpid" $pids)
+		if [ "$gone_ms" != never ] && [ "$gone_ms" -le 100 ]; then
+			ok "$who, runx SIGKILLed: all three descendants gone within 100 ms (${gone_ms} ms)"
 		else
-			not_ok "$who, runx SIGKILLed: all three descendants gone with it" "took: $GONE_MS ms"
+			not_ok "$who, runx SIGKILLed: all three descendants gone within 100 ms" "took: $gone_ms ms"
 		fi
 		wait_pid_exit "$rpid" 10
 		assert_eq "$who, runx SIGKILLed: runx died by SIGKILL" 137 "$WAIT_STATUS"
