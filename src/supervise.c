@@ -488,7 +488,14 @@ static void begin_stop(struct supervisor *s, int sig, const char *why)
 		send_to_scope(s, sig, why);
 	else
 		runx_verbose("%s: first signal is 0, nothing sent", why);
-	if (s->opts->grace_ns == 0 || sig == SIGKILL) {
+	if (sig == SIGKILL) { /* the SIGKILL went out: no grace period */
+		s->phase = KILLING;
+		arm_recheck(s);
+		note_error(s, arm_at(s->fds->grace_fd,
+				     after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
+		return;
+	}
+	if (s->opts->grace_ns == 0) {
 		escalate(s, AT_ONCE);
 		return;
 	}

@@ -77,6 +77,22 @@ assert_eq "-s KILL -p: 137" 137 \
 	"$(st runx -p -t 0.5 -s KILL -- sh -c "trap '' TERM; sleep $m; :")"
 assert_dead "-s KILL: dead" "$m"
 
+# -s KILL has no grace period to tell of: one SIGKILL, nothing "alive after
+# the grace period", killed_after_grace 0 (in every scope that can run here).
+kill_scopes=(group tree pidns)
+[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && kill_scopes+=(cgroup)
+for sc in "${kill_scopes[@]}"; do
+	new_marker m
+	s=0
+	runx_cg -v --kill-scope="$sc" -s KILL -t 0.3 -k 5 --report="$TMPD/kill.$sc.json" -- \
+		sh -c "sleep $m & sleep $m; :" 2>"$TMPD/kill.$sc.err" || s=$?
+	assert_eq "-s KILL, $sc: 124" 124 "$s"
+	assert_eq "-s KILL, $sc: one SIGKILL, no grace period in the report" '["SIGKILL"]|0|null' \
+		"$(jq -c '[.signals_sent[].signal]' "$TMPD/kill.$sc.json")|$(jq -c '.killed_after_grace, .alive_after_grace' "$TMPD/kill.$sc.json" | paste -sd'|')"
+	assert_false "-s KILL, $sc: -v says nothing of a grace period" grep -q "grace period" "$TMPD/kill.$sc.err"
+	assert_dead "-s KILL, $sc: dead" "$m"
+done
+
 # --- -k / --grace -----------------------------------------------------------
 # A TERM-ignoring command needs the SIGKILL.
 new_marker m
