@@ -443,10 +443,17 @@ int runx_resolve_command(const char *name, char *buf, size_t size)
 	if (name[0] == '\0')
 		return -ENOENT;
 	if (strchr(name, '/') != NULL) {
+		struct stat st;
 		if (strlen(name) >= size)
 			return -ENAMETOOLONG;
 		strcpy(buf, name);
-		return 0; /* execve reports what is wrong with it */
+		/* what execve(2) would say, before any -o file is opened */
+		if (stat(name, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode) ||
+		    faccessat(AT_FDCWD, name, X_OK, AT_EACCESS) < 0)
+			return -EACCES;
+		return 0; /* execve reports the rest (ENOEXEC, ...) */
 	}
 	if (path == NULL)
 		path = "/bin:/usr/bin";

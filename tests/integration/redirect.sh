@@ -121,4 +121,18 @@ rm -f "$D/started"
 assert_eq "-m with -e: 125" 125 "$(st runx -m -e "$D/x" -- touch "$D/started" 2>/dev/null)"
 assert_false "-m with -e: nothing started" test -e "$D/started"
 
+# A command that cannot run leaves -o's file as it was: it is looked up
+# first, by PATH or (a name with '/') as it is.
+mkdir "$D/cmds"
+printf 'not a program\n' >"$D/cmds/noexec"
+for cmd in no-such-command-x "$D/no-such-command" ./no-such-command "$D/cmds/noexec" "$D/cmds" "$D/cmds/noexec/x"; do
+	echo IMPORTANT >"$D/keep"
+	s=0
+	(cd "$D" && runx -o "$D/keep" -- "$cmd" 2>/dev/null) || s=$?
+	want=126
+	case $cmd in *no-such-command*) want=127 ;; esac
+	assert_eq "-o FILE, '$cmd' cannot run: $want" "$want" "$s"
+	assert_eq "-o FILE, '$cmd' cannot run: FILE untouched" IMPORTANT "$(cat "$D/keep")"
+done
+
 done_testing

@@ -469,10 +469,10 @@ assert_eq "exec_failed ENOENT: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD
 check_report "exec_failed 127" "$rep" < <(
 	common_checks
 	exec_checks
-	echo 'backend: the one that tried|r["backend"] == E["EXPECT_BACKEND"]'
+	echo 'backend is null (looked up first: nothing launched)|r["backend"] is None'
 )
 
-# not found in PATH: nothing is launched at all
+# not found in PATH: nothing is launched either
 rep=$TMPD/enoent-path.json
 X_T0=$(now)
 s=$(PATH=$TMPD:/usr/bin:/bin st runx --report="$rep" -- runx-no-such-command-here 2>/dev/null)
@@ -500,7 +500,7 @@ export X_ERROR="failed to run command '$noexec': Permission denied"
 check_report "exec_failed 126 EACCES" "$rep" < <(
 	common_checks
 	exec_checks
-	echo 'backend: the one that tried|r["backend"] == E["EXPECT_BACKEND"]'
+	echo 'backend is null (looked up first: nothing launched)|r["backend"] is None'
 )
 
 noexec=$TMPD/no-shebang
@@ -517,6 +517,7 @@ export X_ERROR="failed to run command '$noexec': Exec format error"
 check_report "exec_failed 126 ENOEXEC" "$rep" < <(
 	common_checks
 	exec_checks
+	echo 'backend: the one that tried (only execve(2) tells)|r["backend"] == E["EXPECT_BACKEND"]'
 )
 
 # --- runx_error ----------------------------------------------------------------------------
