@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +359,61 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
+/* How long a report written through a pipe may wait for its reader. */
+#define THROUGH_WAIT_MS 5000
+
+/*
+ * write_all() to an O_NONBLOCK fd: a full pipe is waited for (poll(2)),
+ * THROUGH_WAIT_MS at most in all, so that a reader that never reads
+ * cannot keep runx from exiting; -EAGAIN then.
+ */
+static int write_patiently(int fd, const char *text, size_t len)
+{
+	int waited = 0;
+
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0 && errno == EAGAIN && waited < THROUGH_WAIT_MS) {
+			struct pollfd p = {fd, POLLOUT, 0};
+			if (poll(&p, 1, 100) < 0 && errno != EINTR)
+				return -errno;
+			waited += 100;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Writes text through path, which is no regular file (a symlink, a device,
+ * a FIFO: /dev/stderr, /dev/null), as a shell's > would: open(2) follows
+ * it, a regular file at the end of a symlink is truncated first, and a
+ * FIFO without a reader gives -ENXIO rather than a wait.  0 or -errno.
+ */
+static int write_through(const char *path, const char *text, size_t len)
+{
+	struct stat st;
+	int fd = open(
+	    path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
+
+	if (fd < 0)
+		return -errno;
+	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	if (ret == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
+		ret = -errno;
+	if (ret == 0)
+		ret = write_patiently(fd, text, len);
+	if (close(fd) < 0 && ret == 0 && errno != EINTR)
+		ret = -errno;
+	return ret;
+}
+
 /* Gathers the report's view of the run from the plan and the result. */
 static void gather(const struct runx_plan *plan, const struct runx_result *res,
 		   struct runx_report *r)
@@ -394,6 +450,13 @@ static int write_report(const char *path, const struct runx_report *r)
 		return ret;
 	if (strcmp(path, "-") == 0) {
 		ret = write_all(STDERR_FILENO, text, len);
+		free(text);
+		return ret;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* renaming over a device or a symlink would replace it */
+		ret = write_through(path, text, len);
 		free(text);
 		return ret;
 	}

@@ -10,7 +10,10 @@
 
 /*
  * Writes the report of the run planned as *plan that ended as *res, as one
- * JSON object, to path: "-" means fd 2; else a temporary file in the same
+ * JSON object, to path: "-" means fd 2; a path that exists and is no
+ * regular file (a symlink, a device, a FIFO: lstat(2)) is written
+ * through, as a shell's > would (a FIFO's reader is waited for 5 s at
+ * most, one that is missing is -ENXIO); else a temporary file in the same
  * directory, fsync(2)ed and renamed over path, so readers never see a
  * partial report (rename(2)).  Strings that are not valid UTF-8
  * (arguments are bytes) get U+FFFD for each bad byte.  The children's CPU

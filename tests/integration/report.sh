@@ -577,6 +577,47 @@ export X_STATUS X_CMD
 check_report atomic "$rep" <<<'a second run replaces the report|r["exit_status"] == 5 and r["command"] == J("X_CMD")'
 assert_eq "atomic: still nothing else in the directory" "old-link report.json" "$(cd "$d" && echo *)"
 
+# --- a FILE that is no regular file is written through, never replaced -------------------
+# (a new user's --report=/dev/full turned the device into a JSON file)
+d=$TMPD/special
+mkdir "$d"
+# shellcheck disable=SC2317 # called through assert_true
+valid_json() { "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+mknod "$d/null" c 1 3
+mknod "$d/full" c 1 7
+s=$(st runx --report="$d/null" -- sh -c 'exit 3')
+assert_eq "a device (/dev/null's numbers): the command's status" 3 "$s"
+assert_eq "a device: still the device" "character special file" "$(stat -c %F "$d/null")"
+s=$(st runx --report="$d/full" -- sh -c 'exit 4' 2>"$TMPD/full.err")
+assert_eq "/dev/full's numbers: the command's status" 4 "$s"
+assert_match "/dev/full's numbers: says the write failed" "^runx: cannot write the report '.*': No space left on device\$" "$(cat "$TMPD/full.err")"
+assert_eq "/dev/full's numbers: still the device" "character special file" "$(stat -c %F "$d/full")"
+ln -s /proc/self/fd/2 "$d/stderr"
+s=0
+runx --report="$d/stderr" -- true 2>"$TMPD/through.err" || s=$?
+assert_eq "a symlink to /proc/self/fd/2: 0" 0 "$s"
+assert_true "a symlink to /proc/self/fd/2: the report is on stderr" valid_json "$TMPD/through.err"
+assert_eq "a symlink to /proc/self/fd/2: still a symlink" "symbolic link" "$(stat -c %F "$d/stderr")"
+printf 'a longer old text than any report could be, to see the truncation%.0s' $(seq 100) >"$d/target"
+ln -s target "$d/link"
+runx --report="$d/link" -- true
+assert_true "a symlink to a file: the file holds the report, nothing else" valid_json "$d/target"
+assert_eq "a symlink to a file: still a symlink" "symbolic link" "$(stat -c %F "$d/link")"
+mkfifo "$d/fifo"
+timeout 20 cat "$d/fifo" >"$TMPD/fifo.out" &
+reader=$!
+# shellcheck disable=SC2016 # the reader's fds, looked at on each poll
+poll 100 0.02 sh -c '[ -n "$(find /proc/*/fd -lname "$1" 2>/dev/null)" ]' sh "$d/fifo"
+s=$(st runx --report="$d/fifo" -- sh -c 'exit 5')
+wait "$reader"
+assert_eq "a FIFO with a reader: the command's status" 5 "$s"
+assert_true "a FIFO with a reader: the reader got the report" valid_json "$TMPD/fifo.out"
+s=$(st runx --report="$d/fifo" -- sh -c 'exit 5' 2>"$TMPD/fifo.err")
+assert_eq "a FIFO without a reader: the command's status, no wait" 5 "$s"
+assert_match "a FIFO without a reader: says so" "No such device or address\$" "$(cat "$TMPD/fifo.err")"
+assert_eq "a FIFO: still a FIFO" fifo "$(stat -c %F "$d/fifo")"
+assert_eq "nothing else was made in the directory" "fifo full link null stderr target" "$(cd "$d" && echo *)"
+
 # --- --report=- goes to stderr ------------------------------------------------------------
 d=$TMPD/dash
 mkdir "$d"
