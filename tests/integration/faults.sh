@@ -206,7 +206,15 @@ else
 fi
 
 # --- a launch that fails leaves no cgroup ------------------------------------------
+# (a file only execve(2) finds is no program: the launch fails after the
+# job's cgroup was made; a missing command is refused before it)
 if [ $cgroup_ok = yes ]; then
+	printf 'echo no interpreter line\n' >"$TMPD/noprog"
+	chmod 755 "$TMPD/noprog"
+	runx_bg_cg -C -- "$TMPD/noprog" 2>"$TMPD/noprog.err"
+	wait_pid_exit "$RUNX_PID" 20
+	assert_eq "cgroup, execve fails (ENOEXEC): 126" 126 "$WAIT_STATUS"
+	assert_no_cgroup "cgroup, execve fails: no runx cgroup left" "$RUNX_PID"
 	runx_bg_cg -C -- "$TMPD/no-such-command" 2>"$TMPD/nocmd.err"
 	wait_pid_exit "$RUNX_PID" 20
 	assert_eq "cgroup, command not found: 127" 127 "$WAIT_STATUS"

@@ -303,9 +303,11 @@ require_writable_cgroup2() {
 	rmdir "$PROBE_CG"
 }
 
-# runx_cgroups PID: cgroup directories named after runx pid PID still there.
+# runx_cgroups PID: cgroup directories named after runx pid PID still
+# there, made since this script began (one of an earlier runx that had
+# the same pid before a pid wrap, and was SIGKILLed, is not this one's).
 runx_cgroups() {
-	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" 2>/dev/null
+	find "$CGMNT" -maxdepth 4 -type d -name "runx-$1-*" -newer "$TMPD/.began" 2>/dev/null
 }
 
 # assert_no_cgroup NAME PID: runx PID left no cgroup behind.
@@ -486,6 +488,7 @@ wait_pid_exit() {
 # --- scratch directory and cleanup ----------------------------------------
 
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/runx-test.XXXXXX")
+: >"$TMPD/.began" # when this script began (runx_cgroups)
 MAIN_PID=$BASHPID
 AT_EXIT=()
 

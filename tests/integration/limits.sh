@@ -119,16 +119,14 @@ if [ -n "$missing" ]; then
 	no_runx_cgroup "all three limits: no runx-* cgroup left" "$RPID"
 fi
 
-# A command path that does not exist, with a limit: the scope is set up
-# before the launch, so 127 where the limit can be set, else 125; a
-# command name not found in PATH is looked up first: 127 either way.
-# Never a cgroup left.
+# A command that does not exist, with a limit: it is looked up first (a
+# path as it is, a name in PATH), so 127 whether or not the limit can be
+# set here.  Never a cgroup left.
 runx --pids-max=8 -- "$TMPD/no-such-command" 2>/dev/null &
 RPID=$!
 S=0
 wait "$RPID" || S=$?
-if offered pids; then want=127; else want=125; fi
-assert_eq "--pids-max, a missing command path: $want" "$want" "$S"
+assert_eq "--pids-max, a missing command path: 127" 127 "$S"
 no_runx_cgroup "--pids-max, a missing command path: no runx-* cgroup left" "$RPID"
 runx --pids-max=8 -- no-such-command-$$ 2>/dev/null &
 RPID=$!

@@ -202,6 +202,13 @@ assert_eq "--memory-max, command not found: no runx-* cgroup left" "" "$(runx_cg
 assert_eq "--pids-max, not executable: 126" 126 \
 	"$(st "$RUNX" --pids-max=8 --cpu-max=1 -- "$TMPD/noexec" 2>/dev/null)"
 assert_eq "--pids-max, not executable: no runx-* cgroup left" "" "$(runx_cgroups)"
+# a file only execve(2) finds is no program: the launch fails after the
+# job's cgroup (with its limits) was made
+printf 'echo no interpreter line\n' >"$TMPD/noprog"
+chmod 755 "$TMPD/noprog"
+assert_eq "--memory-max, execve fails (ENOEXEC): 126" 126 \
+	"$(st "$RUNX" --memory-max=24M -- "$TMPD/noprog" 2>/dev/null)"
+assert_eq "--memory-max, execve fails: no runx-* cgroup left" "" "$(runx_cgroups)"
 [ -z "$(runx_cgroups)" ] || remove_runx_cgroups
 
 session_intact
