@@ -104,17 +104,25 @@ static int note_copy(const struct runx_proc_stat *st, void *arg)
  * the members it reached between fork(2) and execve(2) are noted (one
  * /proc walk), so that a newcomer pass signals them again once they have
  * execve'd (runx_reach_again(): a handler of the parent's may have taken
- * it).  A member that execs between the kill(2) and the walk is missed.
+ * it).  A member that execs between the kill(2) and the walk is missed,
+ * and the walk (all of /proc) is made only when the group's leader catches
+ * sig: copies of another member that catches it are not noted.
  */
 static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct group_copies g = {s, sig};
+	struct runx_proc_stat leader;
 
+	/* a copy runs the handlers of a parent that catches sig: where the
+	 * leader (the command) does not, the walk is not worth its cost */
+	bool copies =
+	    s->proc_trusted && (runx_proc_stat(s->child, &leader) < 0 ||
+				runx_proc_may_catch(&leader, sig));
 	s->stop_tick = runx_proc_uptime_ticks();
 	int r = group_signal(s, sig, count);
 	if (r >= 0)
 		kill(-s->child, SIGCONT);
-	if (r > 0 && s->proc_trusted && sig != SIGKILL && sig != SIGCONT)
+	if (r > 0 && copies)
 		(void)runx_proc_each(note_copy, &g); /* best effort */
 	return r;
 }
