@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,13 +168,42 @@ int runx_scope_release(struct runx_scope *s)
 	return r;
 }
 
+/* The first slot to probe for pid (Fibonacci hashing). */
+static size_t slot_of(const struct runx_pidset *set, pid_t pid)
+{
+	return ((size_t)(uint32_t)pid * 2654435761u) & (set->nslots - 1);
+}
+
+/* Rebuilds the hash index with nslots slots; 0 or -ENOMEM. */
+static int reindex(struct runx_pidset *set, size_t nslots)
+{
+	size_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (slot == NULL)
+		return -ENOMEM;
+	free(set->slot);
+	set->slot = slot;
+	set->nslots = nslots;
+	for (size_t i = 0; i < set->n; i++) {
+		size_t k = slot_of(set, set->v[i].pid);
+		while (set->slot[k] != 0)
+			k = (k + 1) & (nslots - 1);
+		set->slot[k] = i + 1;
+	}
+	return 0;
+}
+
 struct runx_pidset_entry *runx_pidset_find(const struct runx_pidset *set,
 					   const struct runx_proc_stat *p)
 {
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].pid == p->pid &&
-		    set->v[i].start_time == p->start_time)
-			return &set->v[i];
+	if (set->nslots == 0)
+		return NULL;
+	for (size_t k = slot_of(set, p->pid); set->slot[k] != 0;
+	     k = (k + 1) & (set->nslots - 1)) {
+		struct runx_pidset_entry *e = &set->v[set->slot[k] - 1];
+		if (e->pid == p->pid && e->start_time == p->start_time)
+			return e;
+	}
 	return NULL;
 }
 
@@ -194,8 +224,15 @@ int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
 		set->v = v;
 		set->cap = cap;
 	}
-	set->v[set->n++] = (struct runx_pidset_entry){
+	if (2 * (set->n + 1) > set->nslots &&
+	    reindex(set, set->nslots ? set->nslots * 2 : 128) < 0)
+		return -ENOMEM;
+	set->v[set->n] = (struct runx_pidset_entry){
 	    p->pid, p->start_time, p->start_stack, p->arg_start, fork_copy};
+	size_t k = slot_of(set, p->pid);
+	while (set->slot[k] != 0)
+		k = (k + 1) & (set->nslots - 1);
+	set->slot[k] = ++set->n;
 	return 0;
 }
 
@@ -252,7 +289,8 @@ bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig)
 void runx_pidset_free(struct runx_pidset *set)
 {
 	free(set->v);
-	*set = (struct runx_pidset){NULL, 0, 0};
+	free(set->slot);
+	*set = (struct runx_pidset){NULL, 0, 0, NULL, 0};
 }
 
 void runx_census_found(struct runx_census *c, pid_t pid)

@@ -71,6 +71,8 @@ struct runx_pidset_entry {
 struct runx_pidset {
 	struct runx_pidset_entry *v;
 	size_t n, cap;
+	size_t *slot;  /* hash index by pid: entry number + 1, 0 = free */
+	size_t nslots; /* a power of two, at least twice n (or 0) */
 };
 
 struct runx_proc_stat;

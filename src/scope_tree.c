@@ -339,7 +339,7 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
  */
 static int tree_signal(struct runx_scope *s, int sig, bool count)
 {
-	struct runx_pidset now = {NULL, 0, 0};
+	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 
 	(void)count;
 	if (!has_children())
@@ -354,7 +354,7 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 /* The first signal and SIGCONT to every descendant, in one sweep. */
 static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 {
-	struct runx_pidset now = {NULL, 0, 0};
+	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 
 	(void)count;
 	if (!has_children())

@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "proc.h"
+#include "scope.h"
 #include "syscalls.h"
 
 static void on_usr1(int sig)
@@ -238,6 +239,40 @@ START_TEST(the_last_pid_moves_with_a_fork)
 }
 END_TEST
 
+START_TEST(a_pidset_finds_each_incarnation)
+{
+	struct runx_pidset set = {0};
+	struct runx_proc_stat p = {0};
+
+	/* 3000 pids, each in two incarnations (a reused pid) */
+	for (int i = 0; i < 6000; i++) {
+		p.pid = (pid_t)(1 + (i % 3000) * 7);
+		p.start_time = (unsigned long long)(i / 3000 + 1);
+		ck_assert(!runx_pidset_has(&set, &p));
+		ck_assert_int_eq(runx_pidset_add(&set, &p, i % 2 == 0), 0);
+	}
+	ck_assert_uint_eq(set.n, 6000);
+	for (int i = 0; i < 6000; i++) {
+		p.pid = (pid_t)(1 + (i % 3000) * 7);
+		p.start_time = (unsigned long long)(i / 3000 + 1);
+		struct runx_pidset_entry *e = runx_pidset_find(&set, &p);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->pid, p.pid);
+		ck_assert(e->start_time == p.start_time);
+		ck_assert(e->fork_copy == (i % 2 == 0));
+	}
+	p.pid = 2; /* never added */
+	p.start_time = 1;
+	ck_assert(!runx_pidset_has(&set, &p));
+	p.pid = 1; /* added, but not this incarnation */
+	p.start_time = 3;
+	ck_assert(!runx_pidset_has(&set, &p));
+	runx_pidset_free(&set);
+	ck_assert_uint_eq(set.n, 0);
+	ck_assert(!runx_pidset_has(&set, &p));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proc");
@@ -250,6 +285,7 @@ int main(void)
 	tcase_add_test(tc, pidfd_info_names_the_parent);
 	tcase_add_test(tc, a_walk_passes_over_known_pids);
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
+	tcase_add_test(tc, a_pidset_finds_each_incarnation);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
