@@ -435,38 +435,50 @@ static int join_path(const char *dir, size_t len, const char *name, char *buf,
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Whether execve(2) could start file: 0, -EACCES for a directory or a
+ * file runx may not execute (faccessat(2), AT_EACCESS), or stat(2)'s
+ * -errno (-ENOENT, -ENOTDIR, ...).  *exists: whether stat(2) found it.
+ */
+static int runnable(const char *file, bool *exists)
+{
+	struct stat st;
+
+	*exists = stat(file, &st) == 0;
+	if (!*exists)
+		return -errno;
+	if (S_ISDIR(st.st_mode) ||
+	    faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) < 0)
+		return -EACCES;
+	return 0;
+}
+
 int runx_resolve_command(const char *name, char *buf, size_t size)
 {
 	const char *path = getenv("PATH");
-	bool denied = false;
+	bool denied = false, exists;
 
 	if (name[0] == '\0')
 		return -ENOENT;
 	if (strchr(name, '/') != NULL) {
-		struct stat st;
 		if (strlen(name) >= size)
 			return -ENAMETOOLONG;
 		strcpy(buf, name);
-		/* what execve(2) would say, before any -o file is opened */
-		if (stat(name, &st) < 0)
-			return -errno;
-		if (S_ISDIR(st.st_mode) ||
-		    faccessat(AT_FDCWD, name, X_OK, AT_EACCESS) < 0)
-			return -EACCES;
-		return 0; /* execve reports the rest (ENOEXEC, ...) */
+		/* what execve(2) would say, before any -o file is opened;
+		 * execve reports the rest (ENOEXEC, ...) */
+		return runnable(name, &exists);
 	}
 	if (path == NULL)
 		path = "/bin:/usr/bin";
 	for (const char *p = path;; p++) {
 		const char *end = strchrnul(p, ':');
-		struct stat st;
 
-		if (join_path(p, (size_t)(end - p), name, buf, size) == 0 &&
-		    stat(buf, &st) == 0) {
-			if (!S_ISDIR(st.st_mode) &&
-			    faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0)
+		if (join_path(p, (size_t)(end - p), name, buf, size) == 0) {
+			int r = runnable(buf, &exists);
+			if (r == 0)
 				return 0;
-			denied = true; /* execvp would see EACCES here */
+			if (exists)
+				denied = true; /* execvp would see EACCES */
 		}
 		if (*end == '\0')
 			break;

@@ -94,12 +94,13 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	for (int field = 29; field < 34 && ok; field++)
 		(void)next_field(&p, &ok); /* kstkesp (29) ... sigignore (33) */
 	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
+	/* fields 35 (wchan) ... 47 (start_brk), then arg_start: 0 where a
+	 * kernel before 3.5 has no field 48 */
 	bool more = ok;
 	for (int field = 35; field < 48 && more; field++)
-		(void)next_field(&p, &more); /* wchan (35) ... start_brk */
-	st->arg_start = more ? next_field(&p, &more) : 0; /* 48 */
-	if (!more)
-		st->arg_start = 0; /* a kernel before 3.5 */
+		(void)next_field(&p, &more);
+	unsigned long long arg_start = more ? next_field(&p, &more) : 0;
+	st->arg_start = more ? arg_start : 0; /* 48 */
 	st->pid = pid;
 	return ok ? 0 : -EINVAL;
 }

@@ -343,31 +343,16 @@ static int build(const struct runx_report *r, char **text, size_t *len)
 	return runx_json_finish(&j, text, len);
 }
 
-/* Writes text to fd completely; -errno on failure. */
-static int write_all(int fd, const char *text, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* How long a report written through a pipe may wait for its reader. */
+/* How long a report written to a pipe may wait for its reader (ms). */
 #define THROUGH_WAIT_MS 5000
 
 /*
- * write_all() to an O_NONBLOCK fd: a full pipe is waited for (poll(2)),
- * THROUGH_WAIT_MS at most in all, so that a reader that never reads
- * cannot keep runx from exiting; -EAGAIN then.
+ * Writes text to fd completely; -errno on failure.  On an O_NONBLOCK fd a
+ * full pipe is waited for (poll(2)), THROUGH_WAIT_MS at most in all, so
+ * that a reader that never reads cannot keep runx from exiting; -EAGAIN
+ * then.
  */
-static int write_patiently(int fd, const char *text, size_t len)
+static int write_all(int fd, const char *text, size_t len)
 {
 	int waited = 0;
 
@@ -408,7 +393,7 @@ static int write_through(const char *path, const char *text, size_t len)
 	if (ret == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
 		ret = -errno;
 	if (ret == 0)
-		ret = write_patiently(fd, text, len);
+		ret = write_all(fd, text, len);
 	if (close(fd) < 0 && ret == 0 && errno != EINTR)
 		ret = -errno;
 	return ret;

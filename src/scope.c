@@ -174,6 +174,16 @@ static size_t slot_of(const struct runx_pidset *set, pid_t pid)
 	return ((size_t)(uint32_t)pid * 2654435761u) & (set->nslots - 1);
 }
 
+/* Puts entry number i into the first free slot of its probe sequence. */
+static void place(struct runx_pidset *set, size_t i)
+{
+	size_t k = slot_of(set, set->v[i].pid);
+
+	while (set->slot[k] != 0)
+		k = (k + 1) & (set->nslots - 1);
+	set->slot[k] = i + 1;
+}
+
 /* Rebuilds the hash index with nslots slots; 0 or -ENOMEM. */
 static int reindex(struct runx_pidset *set, size_t nslots)
 {
@@ -184,12 +194,8 @@ static int reindex(struct runx_pidset *set, size_t nslots)
 	free(set->slot);
 	set->slot = slot;
 	set->nslots = nslots;
-	for (size_t i = 0; i < set->n; i++) {
-		size_t k = slot_of(set, set->v[i].pid);
-		while (set->slot[k] != 0)
-			k = (k + 1) & (nslots - 1);
-		set->slot[k] = i + 1;
-	}
+	for (size_t i = 0; i < set->n; i++)
+		place(set, i);
 	return 0;
 }
 
@@ -229,17 +235,21 @@ int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
 		return -ENOMEM;
 	set->v[set->n] = (struct runx_pidset_entry){
 	    p->pid, p->start_time, p->start_stack, p->arg_start, fork_copy};
-	size_t k = slot_of(set, p->pid);
-	while (set->slot[k] != 0)
-		k = (k + 1) & (set->nslots - 1);
-	set->slot[k] = ++set->n;
+	place(set, set->n++);
 	return 0;
 }
 
-int runx_pidset_note(struct runx_pidset *set, const struct runx_proc_stat *p,
-		     int sig)
+int runx_pidset_remember(struct runx_pidset *set,
+			 const struct runx_proc_stat *p, bool fork_copy)
 {
-	return runx_pidset_add(set, p, runx_is_signalled_copy(p, sig));
+	struct runx_pidset_entry *e = runx_pidset_find(set, p);
+
+	if (e == NULL)
+		return runx_pidset_add(set, p, fork_copy);
+	e->start_stack = p->start_stack;
+	e->arg_start = p->arg_start;
+	e->fork_copy = fork_copy;
+	return 0;
 }
 
 int runx_reach_again(struct runx_pidset_entry *e,
@@ -254,18 +264,6 @@ int runx_reach_again(struct runx_pidset_entry *e,
 	return runx_signal_listed(p, sig, sig != SIGCONT);
 }
 
-int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
-			int sig)
-{
-	struct runx_pidset_entry *e = runx_pidset_find(set, p);
-
-	if (e != NULL)
-		return runx_reach_again(e, p, sig);
-	if (runx_pidset_note(set, p, sig) < 0)
-		return -ENOMEM;
-	return runx_signal_listed(p, sig, sig != SIGCONT);
-}
-
 int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
 		    unsigned long long stop_tick, int sig,
 		    bool (*member)(const struct runx_proc_stat *st, void *arg),
@@ -277,7 +275,9 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
 		return runx_reach_again(e, st, sig);
 	if (st->start_time < stop_tick || (member != NULL && !member(st, arg)))
 		return 0;
-	return runx_reach_newcomer(set, st, sig);
+	if (runx_pidset_add(set, st, runx_is_signalled_copy(st, sig)) < 0)
+		return -ENOMEM;
+	return runx_signal_listed(st, sig, sig != SIGCONT);
 }
 
 bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig)
@@ -342,17 +342,29 @@ bool runx_scope_child_alive(const struct runx_scope *s)
  * reuse in between would need the pid to wrap within microseconds.
  * Returns 1, 0 (gone, another process) or error (the re-check failed).
  */
+/*
+ * Re-reads /proc/PID/stat of the process listed as *p into *now: 0 if it
+ * is the same incarnation (start time), -ESRCH if another process has the
+ * pid, or runx_proc_stat()'s -errno (-ENOENT once it is gone).
+ */
+static int recheck(const struct runx_proc_stat *p, struct runx_proc_stat *now)
+{
+	int r = runx_proc_stat(p->pid, now);
+
+	return r == 0 && now->start_time != p->start_time ? -ESRCH : r;
+}
+
 static int signal_unpinned(const struct runx_proc_stat *p, int sig,
 			   bool also_cont, int error)
 {
 	struct runx_proc_stat now;
-	int r = runx_proc_stat(p->pid, &now);
+	int r = recheck(p, &now);
 
 	if (r == -ENOENT || r == -ESRCH)
 		return 0;
 	if (r < 0)
 		return error;
-	if (now.start_time != p->start_time || runx_proc_is_dead(&now))
+	if (runx_proc_is_dead(&now))
 		return 0;
 	if (kill(p->pid, sig) < 0)
 		return errno == ESRCH ? 0 : -errno;
@@ -388,10 +400,7 @@ static int pinned_is_listed(int pidfd, const struct runx_proc_stat *p)
 	} else if (have_pidfd_info) {
 		have_pidfd_info = false; /* ENOTTY, EINVAL: before 6.13 */
 	}
-	int r = runx_proc_stat(p->pid, &now);
-	if (r == 0 && now.start_time != p->start_time)
-		r = -ESRCH;
-	return r;
+	return recheck(p, &now);
 }
 
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont)

@@ -59,7 +59,7 @@ struct runx_placement {
  * A set of processes, each one incarnation: pid and start time.  A stop's
  * scopes remember in one the processes a catchable signal reached, and
  * whether it reached them while they were still an unexec'd copy of their
- * parent (see runx_reach_newcomer()).
+ * parent (see runx_is_signalled_copy(), runx_reach_again()).
  */
 struct runx_pidset_entry {
 	pid_t pid;
@@ -91,6 +91,13 @@ bool runx_pidset_has(const struct runx_pidset *set,
  */
 int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
 		    bool fork_copy);
+
+/*
+ * Adds p to set, or, if set holds this incarnation already, records its
+ * image and fork_copy mark anew (a signal reached it again); 0 or -ENOMEM.
+ */
+int runx_pidset_remember(struct runx_pidset *set,
+			 const struct runx_proc_stat *p, bool fork_copy);
 
 /* Frees the set's memory and empties it. */
 void runx_pidset_free(struct runx_pidset *set);

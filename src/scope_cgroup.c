@@ -181,12 +181,14 @@ struct cgroup_signal {
 };
 
 /*
- * Signals one pid of a frozen subtree with kill(2): a frozen process
- * cannot exit, so its pid cannot be reused while the freeze lasts (only a
- * SIGKILL from elsewhere could end it, and then kill(2) finds nothing or
- * a process outside: ESRCH in the common case).  No fd, no /proc read.
+ * Signals one pid with kill(2), where its pid cannot have been reused:
+ * in a frozen subtree (a frozen process cannot exit while the freeze
+ * lasts; only a SIGKILL from elsewhere could end it, and then kill(2)
+ * finds nothing or a process outside: ESRCH in the common case), or right
+ * after a cgroup check (a reuse in between would need the pid to wrap
+ * within microseconds).  No fd, no /proc read.  1, 0 (gone), or -errno.
  */
-static int signal_frozen_pid(struct cgroup_signal *cs, pid_t pid)
+static int kill_pid(struct cgroup_signal *cs, pid_t pid)
 {
 	if (kill(pid, cs->sig) < 0)
 		return errno == ESRCH ? 0 : -errno;
@@ -205,18 +207,10 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 
 	if (fd < 0 && errno == ESRCH)
 		return 0;
-	if (fd < 0) { /* pidfd_open(2) refused: kill(2) right after the
-		       * cgroup check (a reuse in between would need the
-		       * pid to wrap within microseconds) */
-		int e = errno;
-		if (!runx_cgroup_holds(&cs->scope->cg, pid))
-			return 0;
-		if (kill(pid, cs->sig) < 0)
-			return errno == ESRCH ? 0 : -e;
-		if (cs->then_cont)
-			kill(pid, SIGCONT);
-		return 1;
-	}
+	if (fd < 0) /* pidfd_open(2) refused */
+		return runx_cgroup_holds(&cs->scope->cg, pid)
+			   ? kill_pid(cs, pid)
+			   : 0;
 	if (runx_cgroup_holds(&cs->scope->cg, pid)) {
 		r = runx_pidfd_send_signal(fd, cs->sig) == 0 ? 1 : 0;
 		if (r > 0 && cs->then_cont)
@@ -228,7 +222,7 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 
 /*
  * Signals one pid of cgroup.procs and remembers it as reached (noting a
- * fork copy, runx_pidset_note()); with only_new, a pid reached already
+ * fork copy, runx_is_signalled_copy()); with only_new, a pid reached already
  * gets the signal again only as runx_reach_again() says.
  */
 static int signal_cgroup_pid(pid_t pid, void *arg)
@@ -246,17 +240,12 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	if (cs->only_new && e != NULL) {
 		one = runx_reach_again(e, &id, cs->sig);
 	} else {
-		bool copy = runx_proc_may_catch(&id, cs->sig) &&
-			    runx_proc_is_fork_copy(&id);
-		one = cs->frozen ? signal_frozen_pid(cs, pid)
-				 : signal_pinned_pid(cs, pid);
-		if (one > 0 && e != NULL)
-			*e = (struct runx_pidset_entry){pid, id.start_time,
-							id.start_stack,
-							id.arg_start, copy};
-		else if (one > 0 &&
-			 runx_pidset_add(&cs->scope->reached, &id, copy) < 0 &&
-			 cs->error == 0)
+		bool copy = runx_is_signalled_copy(&id, cs->sig);
+		one =
+		    cs->frozen ? kill_pid(cs, pid) : signal_pinned_pid(cs, pid);
+		if (one > 0 &&
+		    runx_pidset_remember(&cs->scope->reached, &id, copy) < 0 &&
+		    cs->error == 0)
 			cs->error = -ENOMEM;
 	}
 	if (one < 0 && cs->error == 0)

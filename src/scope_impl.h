@@ -22,26 +22,16 @@ void runx_census_found(struct runx_census *c, pid_t pid);
 
 /*
  * Signals one process listed from /proc (*p) through a pidfd, after
- * checking that the pidfd pins the process the list saw: the same start
- * time (a pidfd cannot undo a pid reuse that happened before
- * pidfd_open(2); the parent may differ, an orphan re-parents meanwhile);
- * then SIGCONT with also_cont.  Returns 1 if signalled, 0 if it is gone or
+ * checking that the pidfd pins the process the list saw or a descendant
+ * in its place (a pidfd cannot undo a pid reuse that happened before
+ * pidfd_open(2)): the same parent, or runx, by PIDFD_GET_INFO (Linux 6.13),
+ * else the same start time (an orphan re-parents meanwhile); then SIGCONT
+ * with also_cont.  Returns 1 if signalled, 0 if it is gone or
  * another process has its pid, or -errno.  Needs two fds at once.  If
  * pidfd_open(2) fails (not ESRCH), falls back to kill(2) right after the
  * start-time re-check.
  */
 int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont);
-
-/*
- * Adds p (listed from /proc) to set as about to get sig, marked as a fork
- * copy if it is still an unexec'd copy of its parent whose handlers catch
- * sig (runx_proc_is_fork_copy(), runx_proc_may_catch()): until execve(2)
- * a child runs its parent's handlers, and one there (a shell's trap) may
- * take the signal, which the program it execs then never sees.  Reads
- * /proc/PPID/stat only for such a process.  0 or -ENOMEM.
- */
-int runx_pidset_note(struct runx_pidset *set, const struct runx_proc_stat *p,
-		     int sig);
 
 /*
  * For p, listed again, and its entry e in a set: if sig reached it as a
@@ -53,19 +43,11 @@ int runx_reach_again(struct runx_pidset_entry *e,
 		     const struct runx_proc_stat *p, int sig);
 
 /*
- * A newcomer pass's rule for one live process p of the job: if set does
- * not hold this incarnation, notes it and sends sig (then SIGCONT unless
- * sig is SIGCONT); if it does, runx_reach_again().  Returns 1 if
- * signalled, 0 if not, or -errno (-ENOMEM: not remembered, not signalled).
- */
-int runx_reach_newcomer(struct runx_pidset *set, const struct runx_proc_stat *p,
-			int sig);
-
-/*
  * The newcomer rule of the scopes whose first signal is one kill(2) (group,
  * pidns) for a live process st of the scope: if set holds it,
  * runx_reach_again(); else, if it started in or after stop_tick (boot
- * clock ticks, the first signal's), runx_reach_newcomer(); else nothing
+ * clock ticks, the first signal's), adds it (marked as runx_is_signalled_copy()
+ * says) and sends sig, then SIGCONT unless sig is SIGCONT; else nothing
  * (the kill(2) reached it).  member (NULL: every st is one) is asked only
  * then, for a check that costs more than reading st.  Returns 1 if
  * signalled, 0 if not, or -errno.
@@ -77,8 +59,12 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
 
 /*
  * True if st is alive, a handler of it may catch sig and it is still an
- * unexec'd copy of its parent: a process the first signal reached that
- * runx_pidset_add() must mark (reads /proc/PPID/stat only then).
+ * unexec'd copy of its parent (runx_proc_may_catch(),
+ * runx_proc_is_fork_copy()): until execve(2) a child runs its parent's
+ * handlers, and one there (a shell's trap) may take the signal, which the
+ * program it execs never sees.  A process sig reaches in this state is
+ * added to a set marked (fork_copy) for runx_reach_again().  Reads
+ * /proc/PPID/stat only for a process that may catch sig.
  */
 bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig);
 

@@ -269,11 +269,11 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 				  ? runx_reach_again(e, p, sig)
 				  : 0;
 		} else {
+			bool copy = runx_is_signalled_copy(p, sig);
 			(*fresh)++;
-			if (runx_pidset_note(done, p, dead ? 0 : sig) < 0 ||
+			if (runx_pidset_add(done, p, copy) < 0 ||
 			    (also != NULL &&
-			     runx_pidset_add(
-				 also, p, done->v[done->n - 1].fork_copy) < 0))
+			     runx_pidset_remember(also, p, copy) < 0))
 				error = error ? error : -ENOMEM;
 			one = dead ? 0 : runx_signal_listed(p, sig, also_cont);
 		}

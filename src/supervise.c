@@ -378,9 +378,21 @@ static void signal_newcomers(struct supervisor *s)
 /* Why the SIGKILL goes out now. */
 enum escalation {
 	GRACE_ENDED, /* the grace period is over */
-	AT_ONCE,     /* -k 0 or -s KILL: no grace period at all */
+	AT_ONCE,     /* -k 0: no grace period at all */
 	CUT_SHORT,   /* a second stop signal ended the grace period */
 };
+
+/*
+ * After the SIGKILL: the scope is re-counted every RECHECK_NS (and what
+ * appeared killed again), and the grace timer, free now, bounds the wait
+ * to RUNX_KILL_WAIT_NS.
+ */
+static void wait_after_kill(struct supervisor *s)
+{
+	arm_recheck(s);
+	note_error(s, arm_at(s->fds->grace_fd,
+			     after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
+}
 
 /*
  * SIGKILL whatever is still alive.  When the grace period ran its course,
@@ -412,10 +424,7 @@ static void escalate(struct supervisor *s, enum escalation why)
 		    runx_duration_format(s->opts->grace_ns, dur, sizeof(dur)));
 	name_alive(s, &s->res->after_grace, "after the grace period");
 	send_to_scope(s, SIGKILL, "sending");
-	arm_recheck(s);
-	/* the grace timer is free now: it bounds the wait after SIGKILL */
-	note_error(s, arm_at(s->fds->grace_fd,
-			     after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
+	wait_after_kill(s);
 }
 
 /*
@@ -490,9 +499,7 @@ static void begin_stop(struct supervisor *s, int sig, const char *why)
 		runx_verbose("%s: first signal is 0, nothing sent", why);
 	if (sig == SIGKILL) { /* the SIGKILL went out: no grace period */
 		s->phase = KILLING;
-		arm_recheck(s);
-		note_error(s, arm_at(s->fds->grace_fd,
-				     after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
+		wait_after_kill(s);
 		return;
 	}
 	if (s->opts->grace_ns == 0) {
