@@ -35,30 +35,32 @@ BACKENDS=(posix_spawn fork vfork clone3)
 # has_all LABEL TEXT WORD...: TEXT holds each WORD as a whole word (an
 # option may be followed by '='); one TAP line naming the missing ones.
 has_all() {
-	local label=$1 text=$2 w missing=""
-	shift 2
-	for w in "$@"; do
-		grep -q -E -e "(^|[[:space:]])$w(=|[[:space:]]|$)" <<<"$text" || missing+=" $w"
-	done
-	if [ -z "$missing" ]; then
-		ok "$label"
-	else
-		not_ok "$label" "missing:$missing
-got: $text"
-	fi
+	check_words "$1" "$2" present "${@:3}"
 }
 
 # has_none LABEL TEXT WORD...: TEXT holds none of the WORDs.
 has_none() {
-	local label=$1 text=$2 w found=""
-	shift 2
+	check_words "$1" "$2" absent "${@:3}"
+}
+
+# check_words LABEL TEXT present|absent WORD...: one TAP line, naming the
+# WORDs that are not as wanted (a whole word; an option may be followed
+# by '=').
+check_words() {
+	local label=$1 text=$2 want=$3 w odd="" seen
+	shift 3
 	for w in "$@"; do
-		grep -q -E -e "(^|[[:space:]])$w(=|[[:space:]]|$)" <<<"$text" && found+=" $w"
+		seen=absent
+		grep -q -E -e "(^|[[:space:]])$w(=|[[:space:]]|$)" <<<"$text" && seen=present
+		[ "$seen" = "$want" ] || odd+=" $w"
 	done
-	if [ -z "$found" ]; then
+	if [ -z "$odd" ]; then
 		ok "$label"
+	elif [ "$want" = present ]; then
+		not_ok "$label" "missing:$odd
+got: $text"
 	else
-		not_ok "$label" "unexpected:$found
+		not_ok "$label" "unexpected:$odd
 got: $text"
 	fi
 }

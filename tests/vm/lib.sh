@@ -128,14 +128,27 @@ kill_marked() {
 	return 0
 }
 
+# poll TRIES STEP COMMAND...: runs COMMAND until it succeeds, at most
+# TRIES times, STEP seconds apart; false if it never did.
+poll() {
+	_tries=$1 _step=$2
+	shift 2
+	while ! "$@"; do
+		_tries=$((_tries - 1))
+		[ "$_tries" -gt 0 ] || return 1
+		sleep "$_step"
+	done
+}
+
+# at_least MARKER N: at least N processes carry MARKER.
+at_least() {
+	[ "$(alive "$1")" -ge "$2" ]
+}
+
 # wait_alive MARKER N [TENTHS]: wait until at least N processes carry
 # MARKER (at most TENTHS tenths of a second, default 300).
 wait_alive() {
-	_i=0
-	while [ "$(alive "$1")" -lt "$2" ] && [ $_i -lt "${3:-300}" ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	poll "${3:-300}" 0.1 at_least "$1" "$2" || true
 }
 
 # runx_cgroups: every runx-* cgroup in the hierarchy, one a line.

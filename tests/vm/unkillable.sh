@@ -39,14 +39,28 @@ sleeps_of() {
 		[ "$(cat "/proc/$_p/comm" 2>/dev/null)" = sleep ] && echo "$_p"
 	done
 }
+
+# two_sleeps MARKER: at least two "sleep" processes carry MARKER.
+# shellcheck disable=SC2317 # called through poll
+two_sleeps() {
+	[ "$(sleeps_of "$1" | wc -l)" -ge 2 ]
+}
+
+# frozen: the freezer group says FROZEN.
+# shellcheck disable=SC2317 # called through poll
+frozen() {
+	[ "$(cat "$FRZ/freezer.state")" = FROZEN ]
+}
+
+# none_alive MARKER: no live process carries MARKER.
+# shellcheck disable=SC2317 # called through poll
+none_alive() {
+	[ "$(alive "$1")" -eq 0 ]
+}
 m=""
 for sc in $scopes; do
 	eval "m=\$mark_$sc"
-	_i=0
-	while [ "$(sleeps_of "$m" | wc -l)" -lt 2 ] && [ $_i -lt 300 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	poll 300 0.1 two_sleeps "$m" || true
 	for p in $(sleeps_of "$m"); do
 		echo "$p" >"$FRZ/cgroup.procs"
 	done
@@ -56,11 +70,7 @@ echo FROZEN >"$FRZ/freezer.state"
 # hang the guest
 (sleep 120; echo THAWED >"$FRZ/freezer.state") &
 watchdog=$!
-_i=0
-while [ "$(cat "$FRZ/freezer.state")" != FROZEN ] && [ $_i -lt 100 ]; do
-	sleep 0.05
-	_i=$((_i + 1))
-done
+poll 100 0.05 frozen || true
 assert_eq "the freezer group is frozen" FROZEN "$(cat "$FRZ/freezer.state")"
 
 for sc in $scopes; do
@@ -85,11 +95,7 @@ echo THAWED >"$FRZ/freezer.state"
 kill "$watchdog" 2>/dev/null
 for sc in $scopes; do
 	eval "m=\$mark_$sc"
-	_i=0
-	while [ "$(alive "$m")" -gt 0 ] && [ $_i -lt 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	poll 100 0.1 none_alive "$m" || true
 	assert_eq "$sc: thawed, they die of the pending SIGKILL" 0 "$(alive "$m")"
 done
 # the cgroup scope's job cgroup could not be removed while its processes
