@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* The first allocation; then the buffer doubles. */
 #define JSON_INITIAL_CAP 512
 
@@ -119,41 +121,6 @@ static void value_end(struct runx_json *j)
 		j->done = true;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at s (avail bytes, s[0] >=
- * 0x80), 0 if s[0] does not start one.  The ranges of the second byte
- * exclude overlong forms (E0, F0), surrogates (ED) and code points above
- * U+10FFFF (F4): RFC 3629, section 4; Unicode, table 3-7.
- */
-static size_t utf8_sequence(const unsigned char *s, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t n;
-
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		n = 2;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		n = 3;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		n = 4;
-	else
-		return 0; /* ASCII, continuation, C0, C1 or F5..FF */
-	if (s[0] == 0xE0)
-		lo = 0xA0;
-	else if (s[0] == 0xED)
-		hi = 0x9F;
-	else if (s[0] == 0xF0)
-		lo = 0x90;
-	else if (s[0] == 0xF4)
-		hi = 0x8F;
-	if (n > avail || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
-
 /* Appends the escape of the ASCII byte c, or c itself if it needs none. */
 static void append_ascii(struct runx_json *j, unsigned char c)
 {
@@ -200,7 +167,7 @@ static void append_string(struct runx_json *j, const char *s, size_t len)
 		if (u[i] < 0x80) {
 			append_ascii(j, u[i]);
 			i++;
-		} else if ((n = utf8_sequence(u + i, len - i)) > 0) {
+		} else if ((n = runx_utf8_sequence(u + i, len - i)) > 0) {
 			append(j, s + i, n);
 			i += n;
 		} else {

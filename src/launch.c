@@ -25,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pidns.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
@@ -404,8 +403,6 @@ int runx_launch(const struct runx_launch_request *req,
 	out->exec_errno = 0;
 	out->ns_pid = 0;
 	out->why[0] = '\0';
-	if (req->pidns)
-		return runx_pidns_launch(req, out);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		fallback_max_fd = (long)rl.rlim_cur;
 	switch (req->backend) {
@@ -420,69 +417,4 @@ int runx_launch(const struct runx_launch_request *req,
 		break;
 	}
 	return -EINVAL;
-}
-
-/* Joins dir (len bytes; empty means ".") and name into buf. */
-static int join_path(const char *dir, size_t len, const char *name, char *buf,
-		     size_t size)
-{
-	int n;
-
-	if (len == 0)
-		n = snprintf(buf, size, "%s", name);
-	else
-		n = snprintf(buf, size, "%.*s/%s", (int)len, dir, name);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
-/*
- * Whether execve(2) could start file: 0, -EACCES for a directory or a
- * file runx may not execute (faccessat(2), AT_EACCESS), or stat(2)'s
- * -errno (-ENOENT, -ENOTDIR, ...).  *exists: whether stat(2) found it.
- */
-static int runnable(const char *file, bool *exists)
-{
-	struct stat st;
-
-	*exists = stat(file, &st) == 0;
-	if (!*exists)
-		return -errno;
-	if (S_ISDIR(st.st_mode) ||
-	    faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) < 0)
-		return -EACCES;
-	return 0;
-}
-
-int runx_resolve_command(const char *name, char *buf, size_t size)
-{
-	const char *path = getenv("PATH");
-	bool denied = false, exists;
-
-	if (name[0] == '\0')
-		return -ENOENT;
-	if (strchr(name, '/') != NULL) {
-		if (strlen(name) >= size)
-			return -ENAMETOOLONG;
-		strcpy(buf, name);
-		/* what execve(2) would say, before any -o file is opened;
-		 * execve reports the rest (ENOEXEC, ...) */
-		return runnable(name, &exists);
-	}
-	if (path == NULL)
-		path = "/bin:/usr/bin";
-	for (const char *p = path;; p++) {
-		const char *end = strchrnul(p, ':');
-
-		if (join_path(p, (size_t)(end - p), name, buf, size) == 0) {
-			int r = runnable(buf, &exists);
-			if (r == 0)
-				return 0;
-			if (exists)
-				denied = true; /* execvp would see EACCES */
-		}
-		if (*end == '\0')
-			break;
-		p = end;
-	}
-	return denied ? -EACCES : -ENOENT;
 }

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "options.h"
+#include "kinds.h"
 #include "redirect.h"
 
 struct runx_launch_request {
@@ -25,10 +25,6 @@ struct runx_launch_request {
 	int cgroup_fd;	     /* cgroup v2 directory fd to start in (clone3
 			      * CLONE_INTO_CGROUP, posix_spawn), or -1 */
 	int cgroup_procs_fd; /* its cgroup.procs (fork, vfork), or -1 */
-	bool pidns;	     /* start it inside a new PID namespace, under
-			      * runx's init (pidns.h) */
-	bool pidns_new_user; /* with a new user namespace too */
-	int pidns_status_fd; /* with pidns: the status pipe's write end */
 };
 
 struct runx_launched {
@@ -38,17 +34,6 @@ struct runx_launched {
 	pid_t ns_pid;	/* with pidns: the command's pid in the namespace */
 	char why[512];	/* what failed after the child existed, or "" */
 };
-
-/*
- * Finds the file execve(2) should run for name the way execvp(3) searches
- * PATH (default "/bin:/usr/bin"; a name with '/' is used as it is, after
- * the same checks), using faccessat(2) with AT_EACCESS instead of trying
- * each candidate.  Writes it into buf (size bytes).  Returns 0, -ENOENT
- * when nothing is found, -EACCES when only non-executable candidates (or
- * a directory) were found (execvp's rule), -ENAMETOOLONG, or for a name
- * with '/' the -errno of stat(2) (ENOENT, ENOTDIR, ELOOP, ...).
- */
-int runx_resolve_command(const char *name, char *buf, size_t size);
 
 /*
  * Starts req->path with the chosen backend and returns only once the child
@@ -74,9 +59,6 @@ int runx_resolve_command(const char *name, char *buf, size_t size);
  * running command (not with clone3, whose CLONE_PIDFD comes with the
  * child); then out->pid is set, the child unreaped, out->why says so, and
  * the caller must empty the scope (the command may have forked).
- *
- * With req->pidns, out->pid and out->pidfd are the namespace's init, which
- * starts the command with req->backend (runx_pidns_launch(), pidns.h).
  */
 int runx_launch(const struct runx_launch_request *req,
 		struct runx_launched *out);

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "redirect.h"
+#include "stdio_guard.h"
+#include "utf8.h"
 
 /* The longest escaped form of one unit: a UTF-8 C1 control, "\xc2\x9b". */
 #define UNIT_MAX 8
@@ -21,40 +22,6 @@ static bool verbose_on;
 void runx_log_set_verbose(bool verbose)
 {
 	verbose_on = verbose;
-}
-
-/*
- * The length of the valid UTF-8 sequence at s (2 to 4), or 0 if s does not
- * start one: overlong forms, surrogates and values past U+10FFFF are
- * invalid (RFC 3629, section 4).
- */
-static size_t utf8_length(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
 }
 
 /* Writes byte c as "\xHH" at out; returns 4. */
@@ -92,7 +59,7 @@ static size_t escape_unit(const unsigned char *s, char *out, size_t *outlen)
 		*outlen = 1;
 		return 1;
 	}
-	n = utf8_length(s);
+	n = runx_utf8_sequence(s, strnlen((const char *)s, 4));
 	if (n == 0) { /* not UTF-8: a lone byte */
 		*outlen = hex_escape(*s, out);
 		return 1;

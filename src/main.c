@@ -1,6 +1,7 @@
 /*
  * runx: run a command, stop it on time, leave nothing behind.
- * options -> plan -> resources -> launch -> supervise -> result.
+ * options -> plan -> a run of attempts (each: acquire -> launch ->
+ * supervise -> result) -> exit status.
  */
 #include "config.h"
 
@@ -10,30 +11,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "job.h"
+#include "exit_status.h"
 #include "log.h"
 #include "options.h"
-#include "redirect.h"
-#include "supervise.h"
-
-/* Plans, acquires, launches and supervises; returns runx's exit status. */
-static int run(struct runx_job *job)
-{
-	int status;
-
-	if ((status = runx_job_plan(job)) != 0)
-		return runx_job_finish(job, status);
-	if ((status = runx_job_acquire(job)) != 0)
-		return runx_job_finish(job, status);
-	/*
-	 * The point of no return: from here on nothing may fail for lack of
-	 * a resource.  Every fd the supervisor and the stop path need is
-	 * open, and enough more are known to be free for the launch.
-	 */
-	if ((status = runx_job_start(job)) != 0)
-		return runx_job_finish(job, status);
-	return runx_job_finish(job, runx_job_supervise(job));
-}
+#include "run.h"
+#include "sigmask.h"
+#include "stdio_guard.h"
 
 /*
  * Ends runx by signal sig, as the command ended, so that its parent sees
@@ -74,7 +57,7 @@ static int write_text(const char *text)
 
 int main(int argc, char **argv)
 {
-	static struct runx_job job; /* large (paths): not on the stack */
+	static struct runx_run run; /* large (paths): not on the stack */
 	struct runx_options opts;
 	sigset_t orig_mask;
 	char err[512];
@@ -98,9 +81,9 @@ int main(int argc, char **argv)
 		break;
 	}
 	runx_log_set_verbose(opts.verbose);
-	runx_job_init(&job, &opts, &orig_mask);
-	int status = run(&job);
-	int sig = runx_job_death_signal(&job);
+	runx_run_init(&run, &opts, &orig_mask);
+	int status = runx_run(&run);
+	int sig = runx_run_death_signal(&run);
 	if (sig != 0)
 		die_by(sig);
 	return status;

@@ -62,12 +62,6 @@ static const struct option long_options[] = {
 /* '+': stop at the first operand; ':': report a missing value as ':'. */
 static const char short_options[] = "+:t:s:k:pGCi:o:e:amvhV";
 
-static const char *const scope_names[] = {
-    [RUNX_SCOPE_CHILD] = "child", [RUNX_SCOPE_GROUP] = "group",
-    [RUNX_SCOPE_TREE] = "tree",	  [RUNX_SCOPE_CGROUP] = "cgroup",
-    [RUNX_SCOPE_PIDNS] = "pidns", [RUNX_SCOPE_AUTO] = "auto",
-};
-
 /* The cgroup v2 cpu.max period runx uses, and the smallest quota the
  * kernel takes (Documentation/scheduler/sched-bwc.rst). */
 #define CPU_PERIOD_US	 INT64_C(100000)
@@ -76,24 +70,6 @@ static const char *const scope_names[] = {
 #define CPU_MAX_CPUS INT64_C(1000000)
 /* PID_MAX_LIMIT: pids.max takes at most this (kernel/cgroup/pids.c). */
 #define PIDS_MAX_LIMIT INT64_C(4194304)
-
-static const char *const launch_names[] = {
-    [RUNX_LAUNCH_DEFAULT] = "default",
-    [RUNX_LAUNCH_POSIX_SPAWN] = "posix_spawn",
-    [RUNX_LAUNCH_FORK] = "fork",
-    [RUNX_LAUNCH_VFORK] = "vfork",
-    [RUNX_LAUNCH_CLONE3] = "clone3",
-};
-
-const char *runx_scope_kind_name(enum runx_scope_kind kind)
-{
-	return scope_names[kind];
-}
-
-const char *runx_launch_kind_name(enum runx_launch_kind kind)
-{
-	return launch_names[kind];
-}
 
 const char *runx_usage(void)
 {
@@ -128,8 +104,8 @@ const char *runx_usage(void)
 	       "  -C, --kill-cgroup          same as --kill-scope=cgroup\n"
 	       "      --foreground           keep COMMAND in runx's process "
 	       "group and terminal\n"
-	       "                             (implies the child scope, unless "
-	       "tree or cgroup)\n"
+	       "                             (implies the tree scope; cgroup "
+	       "or child may be given)\n"
 	       "      --wait-all             when COMMAND exits, wait for its "
 	       "scope to exit\n"
 	       "                             on its own instead of stopping "
@@ -193,9 +169,8 @@ const char *runx_version_text(void)
 /* One parse: the options being filled and what the final checks need. */
 struct parser {
 	struct runx_options *opts;
-	bool scope_given; /* --kill-scope, -G or -C was given */
-	char limit[32];	  /* the first resource limit given; "": none */
-	char *err;	  /* the message of a rejected command line */
+	char limit[32]; /* the first resource limit given; "": none */
+	char *err;	/* the message of a rejected command line */
 	size_t errsize;
 	char name[32]; /* the option being read, as "--name" */
 };
@@ -215,15 +190,6 @@ static void say(struct parser *p, const char *fmt, ...)
 
 /* A user-given value made safe and short for a message (runx_quote). */
 #define QUOTE(value, buf) runx_quote((value), (buf), sizeof(buf))
-
-/* Finds text in names (count entries); -1 if absent. */
-static int lookup(const char *const *names, int count, const char *text)
-{
-	for (int i = 0; i < count; i++)
-		if (names[i] != NULL && strcmp(names[i], text) == 0)
-			return i;
-	return -1;
-}
 
 /* The long name of the option getopt returned as c, for messages. */
 static const char *option_name(int c, char *buf, size_t size)
@@ -479,7 +445,7 @@ static int set_scope(struct parser *p, int c, const char *value)
 	int v = c == 'G' ? RUNX_SCOPE_GROUP : RUNX_SCOPE_CGROUP;
 
 	if (c == OPT_KILL_SCOPE)
-		v = lookup(scope_names, NAMES(scope_names), value);
+		v = runx_scope_kind_lookup(value);
 	if (v < 0) {
 		say(p,
 		    "invalid kill scope '%s' (child, group, tree, cgroup, "
@@ -488,7 +454,7 @@ static int set_scope(struct parser *p, int c, const char *value)
 		return -1;
 	}
 	p->opts->scope = (enum runx_scope_kind)v;
-	p->scope_given = true;
+	p->opts->scope_given = true;
 	return 0;
 }
 
@@ -496,7 +462,7 @@ static int set_scope(struct parser *p, int c, const char *value)
 static int set_launch(struct parser *p, const char *value)
 {
 	char q[RUNX_QUOTE_SIZE];
-	int v = lookup(launch_names, NAMES(launch_names), value);
+	int v = runx_launch_kind_lookup(value);
 
 	if (v <= RUNX_LAUNCH_DEFAULT) {
 		say(p,
@@ -640,66 +606,6 @@ static void set_defaults(struct runx_options *opts)
 	opts->cpu_max_period_us = 0;
 }
 
-/*
- * A limit implies the cgroup scope; --foreground implies the child scope
- * unless a scope that needs no new session (tree, cgroup) is given.
- */
-static int check_scope(struct parser *p)
-{
-	struct runx_options *o = p->opts;
-
-	if (p->limit[0] != '\0') {
-		if (p->scope_given && o->scope != RUNX_SCOPE_CGROUP) {
-			say(p,
-			    "%s sets a limit on the job's cgroup; it cannot be "
-			    "combined with --kill-scope=%s",
-			    p->limit, runx_scope_kind_name(o->scope));
-			return -1;
-		}
-		o->scope = RUNX_SCOPE_CGROUP;
-		p->scope_given = true;
-	}
-	if (!o->foreground)
-		return 0;
-	if (!p->scope_given) {
-		o->scope = RUNX_SCOPE_CHILD;
-		return 0;
-	}
-	if (o->scope == RUNX_SCOPE_GROUP || o->scope == RUNX_SCOPE_PIDNS ||
-	    o->scope == RUNX_SCOPE_AUTO) {
-		say(p,
-		    "--foreground keeps the command in runx's process group; "
-		    "it cannot be combined with --kill-scope=%s (use child, "
-		    "tree or cgroup)",
-		    runx_scope_kind_name(o->scope));
-		return -1;
-	}
-	return 0;
-}
-
-/* Cross-option rules, checked once everything is read. */
-static int check_combinations(struct parser *p)
-{
-	struct runx_options *o = p->opts;
-	char q[RUNX_QUOTE_SIZE];
-
-	if (check_scope(p) < 0)
-		return -1;
-	if (o->wait_all && o->scope == RUNX_SCOPE_CHILD) {
-		say(p, "--wait-all needs a scope larger than the child "
-		       "(--kill-scope=group, tree, cgroup or pidns)");
-		return -1;
-	}
-	if (o->merge && o->stderr_path != NULL) {
-		say(p,
-		    "--merge and --stderr='%s' both say where standard error "
-		    "goes",
-		    QUOTE(o->stderr_path, q));
-		return -1;
-	}
-	return 0;
-}
-
 enum runx_parse_result runx_options_parse(int argc, char **argv,
 					  struct runx_options *opts, char *err,
 					  size_t errsize)
@@ -722,8 +628,12 @@ enum runx_parse_result runx_options_parse(int argc, char **argv,
 		say(&p, "missing command (see 'runx --help')");
 		return RUNX_PARSE_ERROR;
 	}
-	if (check_combinations(&p) < 0)
-		return RUNX_PARSE_ERROR;
+	opts->limit_option = NULL;
+	if (p.limit[0] != '\0') {
+		static char limit[32]; /* outlives the parser, as argv does */
+		memcpy(limit, p.limit, sizeof(limit));
+		opts->limit_option = limit;
+	}
 	opts->command = argv + optind;
 	return RUNX_PARSE_OK;
 }

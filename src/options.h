@@ -7,24 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Which processes a stop reaches (runx(1), KILL SCOPE). */
-enum runx_scope_kind {
-	RUNX_SCOPE_CHILD,
-	RUNX_SCOPE_GROUP,
-	RUNX_SCOPE_TREE,
-	RUNX_SCOPE_CGROUP,
-	RUNX_SCOPE_PIDNS,
-	RUNX_SCOPE_AUTO,
-};
-
-/* How the command is started (runx(1), LAUNCH BACKEND). */
-enum runx_launch_kind {
-	RUNX_LAUNCH_DEFAULT, /* the best backend for the scope */
-	RUNX_LAUNCH_POSIX_SPAWN,
-	RUNX_LAUNCH_FORK,
-	RUNX_LAUNCH_VFORK,
-	RUNX_LAUNCH_CLONE3,
-};
+#include "kinds.h"
 
 struct runx_options {
 	int64_t timeout_ns;	 /* RUNX_DURATION_INF: no deadline */
@@ -33,8 +16,9 @@ struct runx_options {
 	int first_signal;	 /* signal number, 0 allowed */
 	sigset_t stop_signals;	 /* received, they start a stop: TERM, INT */
 	bool preserve_status;
-	enum runx_scope_kind scope; /* CGROUP when a limit below is set */
-	bool foreground;	    /* scope CHILD, TREE or CGROUP then */
+	enum runx_scope_kind scope; /* as given; GROUP if none was */
+	bool scope_given;	    /* --kill-scope, -G or -C was given */
+	bool foreground;
 	bool wait_all;
 	enum runx_launch_kind launch;
 	bool close_fds;
@@ -49,6 +33,8 @@ struct runx_options {
 	int64_t pids_max;	   /* pids.max, 1..4194304; -1: none */
 	int64_t cpu_max_quota_us;  /* cpu.max quota, >= 1000 us; 0: none */
 	int64_t cpu_max_period_us; /* cpu.max period: 100000 us; 0: none */
+	const char *limit_option;  /* the first limit given ("--pids-max"),
+				    * for messages; NULL: none */
 	char **command;		   /* NULL-terminated argv of the command */
 };
 
@@ -75,10 +61,10 @@ enum runx_parse_result {
  * cgroup-v2.rst, "PID"); --cpu-max CPUS a positive decimal ("0.5", "2")
  * up to 1000000, giving a 100000 us period and a quota of CPUS * 100000 us
  * rounded to the nearest, at least 1000 us (the kernel's minimum quota,
- * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  A limit implies the cgroup
- * scope.  Rejected: --foreground with --kill-scope=group, pidns or auto;
- * a limit with an explicit scope other than cgroup; --wait-all with the
- * child scope; --merge with --stderr.
+ * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  Syntax only: what one
+ * option implies for another (a limit the cgroup scope, --foreground the
+ * tree scope) and which combinations are refused is the plan's
+ * (runx_plan_make(), plan.h).
  */
 enum runx_parse_result runx_options_parse(int argc, char **argv,
 					  struct runx_options *opts, char *err,
@@ -89,9 +75,5 @@ const char *runx_usage(void);
 
 /* The --version text (GNU style, ends with a newline). */
 const char *runx_version_text(void);
-
-/* "child", "group", ... for messages and reports. */
-const char *runx_scope_kind_name(enum runx_scope_kind kind);
-const char *runx_launch_kind_name(enum runx_launch_kind kind);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * The PID namespace of --kill-scope=pidns: making it (runx's side of the
- * launch) and its init (PID 1 inside, the same binary after clone(2)).
+ * The PID namespace of --kill-scope=pidns: making it, runx's side of the
+ * launch.  Its init (PID 1 inside, the same binary after clone(2)) is
+ * pidns_init.c.
  *
  * The init is a copy of runx made by clone3(2) without CLONE_VM, as fork
  * would make it: runx is single-threaded, so the init may call anything,
@@ -30,32 +31,12 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "pidns_init.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
-
-/* The steps of the init's set-up, for its report and runx's message. */
-enum init_step {
-	STEP_NONE,
-	STEP_SYNC,	/* reading the sync pipe */
-	STEP_PDEATHSIG, /* prctl(PR_SET_PDEATHSIG) */
-	STEP_ORPHAN,	/* runx died before the init was armed */
-	STEP_SETSID,
-	STEP_PRIVATE,  /* mount(2) MS_REC | MS_PRIVATE of / */
-	STEP_PROC,     /* mount(2) of a new proc on /proc */
-	STEP_SIGNALFD, /* the init's signalfd */
-	STEP_LAUNCH,   /* the backend inside the namespace */
-	STEP_EXEC,     /* execve(2) of the command: 126/127 */
-};
-
-/* The init's report to runx once the command runs, or why not. */
-struct init_report {
-	int step;  /* STEP_NONE when the command runs */
-	int err;   /* errno of the failed step */
-	pid_t pid; /* the command's pid in the namespace */
-};
 
 /* Reads a small decimal sysctl file into *value; false if unreadable. */
 static bool read_sysctl(const char *path, long *value)
@@ -102,181 +83,6 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize)
 		return -EPERM;
 	}
 	return 0;
-}
-
-/* close_range(2) of lo..hi (Linux 5.9), else one close(2) per fd. */
-static void close_fds(unsigned int lo, unsigned int hi)
-{
-	struct rlimit rl;
-	long max = 1024;
-
-	if (lo > hi || runx_close_range(lo, hi, 0) == 0)
-		return;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		max = (long)rl.rlim_cur;
-	for (long fd = lo; fd <= (long)hi && fd < max; fd++)
-		close((int)fd);
-}
-
-/* Closes every fd above 2 but keep1 and keep2 (both above 2). */
-static void close_all_but(int keep1, int keep2)
-{
-	unsigned int lo = (unsigned)(keep1 < keep2 ? keep1 : keep2);
-	unsigned int hi = (unsigned)(keep1 < keep2 ? keep2 : keep1);
-
-	if (lo > 3)
-		close_fds(3, lo - 1);
-	if (hi > lo + 1)
-		close_fds(lo + 1, hi - 1);
-	close_fds(hi + 1, ~0U);
-}
-
-/*
- * The init, first: PR_SET_PDEATHSIG SIGKILL, then wait until runx wrote
- * the id maps.  A runx that died before the prctl is seen as EOF on the
- * sync socket, or as POLLHUP after its byte (runx closes its end only
- * once the init has reported): getppid(2) cannot tell, it is 0 in the
- * namespace whoever the parent is.
- */
-static int init_wait_for_runx(int sync)
-{
-	struct pollfd p = {.fd = sync, .events = POLLIN};
-	char go;
-	ssize_t n;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return STEP_PDEATHSIG;
-	do
-		n = read(sync, &go, 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return STEP_SYNC;
-	if (n == 0 || (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP))) {
-		errno = ESRCH;
-		return STEP_ORPHAN;
-	}
-	return STEP_NONE;
-}
-
-/*
- * The init's namespace: a session of its own (no terminal, so a Ctrl-C
- * reaches runx only, which forwards it once), mounts private so nothing
- * propagates back to runx's mount namespace, and a /proc that lists only
- * the job (mount(2), proc(5)).
- */
-static int init_namespace(void)
-{
-	if (setsid() < 0)
-		return STEP_SETSID;
-	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return STEP_PRIVATE;
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  NULL) < 0)
-		return STEP_PROC;
-	return STEP_NONE;
-}
-
-/*
- * The init's signalfd: every signal runx blocked for itself (the signals
- * it forwards, and SIGCHLD) but SIGPIPE, which stays blocked and unread.
- */
-static int init_signalfd(void)
-{
-	sigset_t set;
-
-	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0)
-		return -1;
-	sigdelset(&set, SIGPIPE);
-	sigaddset(&set, SIGCHLD);
-	return signalfd(-1, &set, SFD_CLOEXEC);
-}
-
-/* Reaps every child; true when none is left (ECHILD: the ns is empty). */
-static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st)
-{
-	struct rusage ru;
-	int status;
-	pid_t pid;
-
-	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
-		if (pid == command) {
-			*ended = true;
-			st->wait_status = status;
-			st->rusage = ru;
-		}
-	return pid < 0 && errno == ECHILD;
-}
-
-/*
- * The init's life once the command runs: forwards to every process of the
- * namespace each signal that came from outside it (ssi_pid 0: runx, or the
- * kernel; a process inside signalling PID 1 is ignored, as the kernel
- * ignores it for an init without handlers), reaps every orphan, tells runx
- * how the command ended, and exits once it ended and nothing is left.
- */
-static void __attribute__((noreturn))
-init_loop(int sigfd, int status_fd, pid_t command)
-{
-	struct runx_pidns_status st;
-	bool ended = false, told = false;
-
-	memset(&st, 0, sizeof(st));
-	for (;;) {
-		struct signalfd_siginfo si;
-		ssize_t n = read(sigfd, &si, sizeof(si));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof(si)) {
-			kill(-1, SIGKILL); /* cannot go on: end the job */
-			_exit(125);
-		}
-		if (si.ssi_signo != SIGCHLD) {
-			if (si.ssi_pid == 0)
-				kill(-1, (int)si.ssi_signo);
-			continue;
-		}
-		bool empty = init_reap(command, &ended, &st);
-		if (ended && !told) {
-			st.alone = empty;
-			(void)!write(status_fd, &st, sizeof(st));
-			told = true;
-		}
-		if (ended && empty)
-			_exit(0);
-	}
-}
-
-/* The init: set-up, the command, the report to runx, then the loop. */
-static void __attribute__((noreturn))
-init_main(const struct runx_launch_request *req, int sync)
-{
-	struct init_report rep = {STEP_NONE, 0, 0};
-	struct runx_launch_request inner = *req;
-	struct runx_launched cmd;
-	int sigfd = -1;
-
-	rep.step = init_wait_for_runx(sync);
-	if (rep.step == STEP_NONE)
-		rep.step = init_namespace();
-	if (rep.step == STEP_NONE && (sigfd = init_signalfd()) < 0)
-		rep.step = STEP_SIGNALFD;
-	rep.err = errno;
-	if (rep.step == STEP_NONE) {
-		inner.pidns = false;
-		inner.parent = getpid(); /* 1 */
-		int r = runx_launch(&inner, &cmd);
-		rep.step = r < 0		 ? STEP_LAUNCH
-			   : cmd.exec_errno != 0 ? STEP_EXEC
-						 : STEP_NONE;
-		rep.err = r < 0 ? -r : cmd.exec_errno;
-		rep.pid = cmd.pid;
-	}
-	(void)!write(sync, &rep, sizeof(rep));
-	if (rep.step != STEP_NONE)
-		_exit(127);
-	close_all_but(sigfd, req->pidns_status_fd);
-	init_loop(sigfd, req->pidns_status_fd, cmd.pid);
 }
 
 /*
@@ -401,10 +207,10 @@ static void discard_init(pid_t pid, int pidfd)
 }
 
 /* runx's side after the clone: maps, go, and the init's report. */
-static int handshake(const struct runx_launch_request *req, pid_t pid, int sync,
+static int handshake(bool new_user, pid_t pid, int sync,
 		     struct init_report *rep)
 {
-	int r = req->pidns_new_user ? write_id_maps(pid) : 0;
+	int r = new_user ? write_id_maps(pid) : 0;
 	ssize_t n;
 
 	if (r < 0)
@@ -440,14 +246,14 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 	return -(rep->err != 0 ? rep->err : EINVAL);
 }
 
-int runx_pidns_launch(const struct runx_launch_request *req,
-		      struct runx_launched *out)
+int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
+		      int status_fd, struct runx_launched *out)
 {
 	uint64_t flags = CLONE_NEWPID | CLONE_NEWNS;
 	struct init_report rep = {STEP_NONE, 0, 0};
 	int sync[2], pidfd = -1;
 
-	if (req->pidns_new_user)
+	if (new_user)
 		flags |= CLONE_NEWUSER;
 	/* one socket pair, both ways: 4 fds at most with the map and the
 	 * pidfd, what main.c proves free before the launch */
@@ -456,11 +262,11 @@ int runx_pidns_launch(const struct runx_launch_request *req,
 	pid_t pid = clone_init(flags, &pidfd);
 	if (pid == 0) {
 		close(sync[0]);
-		init_main(req, sync[1]);
+		runx_pidns_init_main(req, status_fd, sync[1]);
 	}
 	int e = errno;
 	close(sync[1]);
-	int r = pid < 0 ? -e : handshake(req, pid, sync[0], &rep);
+	int r = pid < 0 ? -e : handshake(new_user, pid, sync[0], &rep);
 	close(sync[0]);
 	if (pid < 0) {
 		snprintf(out->why, sizeof(out->why),

@@ -20,25 +20,10 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "pidns_init.h"
+
 struct runx_launch_request;
 struct runx_launched;
-
-/* What the init writes on the status pipe once the command was reaped. */
-struct runx_pidns_status {
-	int wait_status;      /* the command's, as waitpid(2) gives it */
-	int alone;	      /* 1: nothing else was left; the init exits */
-	struct rusage rusage; /* the command's own, from wait4(2) */
-};
-
-/* The pidns scope's state in runx (struct runx_scope.ns). */
-struct runx_pidns {
-	bool new_user; /* a user namespace too (runx is not root) */
-	int status_rd; /* status pipe, read end (O_NONBLOCK), or -1 */
-	int status_wr; /* write end, for the init only; -1 after launch */
-	bool have;     /* status read */
-	bool eof;      /* the init closed the pipe (or status read) */
-	struct runx_pidns_status status;
-};
 
 /*
  * Checks, before anything is started, that the namespaces can be made:
@@ -57,7 +42,7 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * the backend req->backend; returns once the command has called execve(2)
  * or failed to (as runx_launch()).  The init is made with clone3(2)
  * (Linux 5.3; else clone(2)) with CLONE_NEWPID | CLONE_NEWNS, CLONE_NEWUSER
- * if req->pidns_new_user (runx then writes "deny" to its setgroups and
+ * if new_user (runx then writes "deny" to its setgroups and
  * "UID UID 1" / "GID GID 1" to its uid_map and gid_map, the caller's
  * effective ids; user_namespaces(7)) and CLONE_PIDFD.  The init waits until
  * that is done, sets PR_SET_PDEATHSIG SIGKILL and checks that runx did not
@@ -65,7 +50,7 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * starts a
  * new session, makes every mount private (MS_REC | MS_PRIVATE), mounts a
  * new proc on /proc (mount(2)), and starts the command, which is never
- * PID 1.  req->pidns_status_fd is the status pipe's write end (the init
+ * PID 1.  status_fd is the status pipe's write end (the init
  * writes a struct runx_pidns_status when the command was reaped); runx
  * keeps its own copy.
  *
@@ -76,7 +61,7 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * (EPERM, EINVAL, ENOSPC, EUSERS from clone; EACCES from a map; EPERM from
  * mount), with a one-line message in out->why; nothing is left running.
  */
-int runx_pidns_launch(const struct runx_launch_request *req,
-		      struct runx_launched *out);
+int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
+		      int status_fd, struct runx_launched *out);
 
 #endif

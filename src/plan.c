@@ -4,12 +4,15 @@
 #include "plan.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "duration.h"
-#include "launch.h"
+#include "log.h"
+#include "path.h"
+#include "report_file.h"
 #include "scope.h"
 #include "syscalls.h"
 
@@ -35,28 +38,117 @@ static bool have_clone3(void)
 	return syscall(SYS_clone3, NULL, 0) < 0 && errno != ENOSYS;
 }
 
-/* auto: cgroup where a job cgroup can be made, else tree. */
-static void decide_auto(struct runx_plan *plan)
+const struct runx_plan_probes *runx_plan_probes_default(void)
 {
-	const struct runx_options *opts = plan->opts;
-	const char *refusal = cgroup_refusal(opts->launch);
+	static const struct runx_plan_probes probes = {
+	    .cgroup = runx_scope_cgroup_probe,
+	    .clone3 = have_clone3,
+	    .resolve = runx_resolve_command,
+	    .report_dir = runx_report_check,
+	};
+	return &probes;
+}
+
+/* Writes a one-line message into err; returns error. */
+static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errsize, fmt, ap);
+	va_end(ap);
+	return error;
+}
+
+/* A limit implies the cgroup scope (another explicit one is refused). */
+static int limits_imply_cgroup(const struct runx_options *o,
+			       enum runx_scope_kind *kind, char *err,
+			       size_t errsize)
+{
+	if (o->limit_option == NULL)
+		return 0;
+	if (o->scope_given && o->scope != RUNX_SCOPE_CGROUP)
+		return refuse(err, errsize, -EINVAL,
+			      "%s sets a limit on the job's cgroup; it cannot "
+			      "be combined with --kill-scope=%s",
+			      o->limit_option, runx_scope_kind_name(o->scope));
+	*kind = RUNX_SCOPE_CGROUP;
+	return 0;
+}
+
+/*
+ * --foreground implies the tree scope: a subreaper needs no new session,
+ * so the background children of an interactive command are still stopped
+ * and waited for (runx(1), --foreground).  cgroup or child may be given
+ * instead; the others need a session or namespace of their own.
+ */
+static int foreground_scope(const struct runx_options *o,
+			    enum runx_scope_kind *kind, char *err,
+			    size_t errsize)
+{
+	if (!o->foreground)
+		return 0;
+	if (!o->scope_given && o->limit_option == NULL) {
+		*kind = RUNX_SCOPE_TREE;
+		return 0;
+	}
+	if (*kind == RUNX_SCOPE_GROUP || *kind == RUNX_SCOPE_PIDNS ||
+	    *kind == RUNX_SCOPE_AUTO)
+		return refuse(err, errsize, -EINVAL,
+			      "--foreground keeps the command in runx's "
+			      "process group; it cannot be combined with "
+			      "--kill-scope=%s (use tree, cgroup or child)",
+			      runx_scope_kind_name(*kind));
+	return 0;
+}
+
+/* The scope the options ask for, auto not yet resolved; 0 or -EINVAL. */
+static int asked_scope(const struct runx_options *o, enum runx_scope_kind *kind,
+		       char *err, size_t errsize)
+{
+	char q[RUNX_QUOTE_SIZE];
+
+	*kind = o->scope;
+	if (limits_imply_cgroup(o, kind, err, errsize) < 0 ||
+	    foreground_scope(o, kind, err, errsize) < 0)
+		return -EINVAL;
+	if (o->wait_all && *kind == RUNX_SCOPE_CHILD)
+		return refuse(err, errsize, -EINVAL,
+			      "--wait-all needs a scope larger than the child "
+			      "(--kill-scope=group, tree, cgroup or pidns)");
+	if (o->merge && o->stderr_path != NULL)
+		return refuse(err, errsize, -EINVAL,
+			      "--merge and --stderr='%s' both say where "
+			      "standard error goes",
+			      runx_quote(o->stderr_path, q, sizeof(q)));
+	return 0;
+}
+
+/* auto: cgroup where a job cgroup can be made, else tree. */
+static void decide_auto(struct runx_plan *plan, enum runx_launch_kind launch,
+			const struct runx_plan_probes *probes)
+{
+	struct runx_scope_policy *sp = &plan->scope;
+	const char *refusal = cgroup_refusal(launch);
 	char why[PATH_MAX + 64];
 
-	if (opts->launch != RUNX_LAUNCH_DEFAULT && refusal != NULL) {
-		plan->scope = RUNX_SCOPE_TREE;
-		snprintf(plan->auto_note, sizeof(plan->auto_note),
+	sp->auto_chosen = true;
+	sp->kind = RUNX_SCOPE_TREE;
+	if (launch != RUNX_LAUNCH_DEFAULT && refusal != NULL)
+		snprintf(sp->auto_note, sizeof(sp->auto_note),
 			 "auto scope: using tree, since --launch=%s cannot "
 			 "use the cgroup scope (%s)",
-			 runx_launch_kind_name(opts->launch), refusal);
-	} else if (runx_scope_cgroup_probe(why, sizeof(why)) < 0) {
-		plan->scope = RUNX_SCOPE_TREE;
-		snprintf(plan->auto_note, sizeof(plan->auto_note),
+			 runx_launch_kind_name(launch), refusal);
+	else if (probes->cgroup(why, sizeof(why)) < 0)
+		snprintf(sp->auto_note, sizeof(sp->auto_note),
 			 "auto scope: using tree, since the cgroup scope is "
 			 "not available (%s)",
 			 why);
-	} else {
-		plan->scope = RUNX_SCOPE_CGROUP;
-	}
+	else
+		sp->kind = RUNX_SCOPE_CGROUP;
 }
 
 /*
@@ -64,65 +156,110 @@ static void decide_auto(struct runx_plan *plan)
  * runx's memory size, and it can set PR_SET_PDEATHSIG in the child, which
  * posix_spawn cannot), else clone3 (fork without it) for the cgroup.  With
  * pidns the backend starts the command inside the namespace, from runx's
- * init (which pidns.c makes with clone3 itself): every backend works there.
+ * init: every backend works there.
  */
-static int decide_backend(struct runx_plan *plan, char *err, size_t errsize)
+static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
+			  const struct runx_plan_probes *probes, char *err,
+			  size_t errsize)
 {
-	const struct runx_options *opts = plan->opts;
-	bool in_cgroup = plan->scope == RUNX_SCOPE_CGROUP;
+	struct runx_launch_policy *lp = &plan->launch;
+	bool in_cgroup = plan->scope.kind == RUNX_SCOPE_CGROUP;
 
-	plan->backend = opts->launch;
-	if (plan->backend == RUNX_LAUNCH_DEFAULT)
-		plan->backend =
+	lp->backend = asked;
+	if (lp->backend == RUNX_LAUNCH_DEFAULT)
+		lp->backend =
 		    in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;
-	if (plan->backend == RUNX_LAUNCH_CLONE3 && !have_clone3()) {
-		if (opts->launch == RUNX_LAUNCH_CLONE3) {
-			snprintf(err, errsize,
-				 "--launch=clone3: clone3 is not available on "
-				 "this system");
-			return -ENOSYS;
-		}
-		plan->backend = RUNX_LAUNCH_FORK;
-		plan->backend_note =
+	if (lp->backend == RUNX_LAUNCH_CLONE3 && !probes->clone3()) {
+		if (asked == RUNX_LAUNCH_CLONE3)
+			return refuse(err, errsize, -ENOSYS,
+				      "--launch=clone3: clone3 is not "
+				      "available on this system");
+		lp->backend = RUNX_LAUNCH_FORK;
+		lp->backend_note =
 		    "clone3 is not available; launching with fork";
 	}
-	const char *refusal = in_cgroup ? cgroup_refusal(plan->backend) : NULL;
-	if (refusal != NULL) {
-		snprintf(err, errsize,
-			 "--launch=%s cannot start the command inside its "
-			 "cgroup (%s); use --launch=clone3 or --launch=fork",
-			 runx_launch_kind_name(plan->backend), refusal);
-		return -ENOTSUP;
-	}
+	const char *refusal = in_cgroup ? cgroup_refusal(lp->backend) : NULL;
+	if (refusal != NULL)
+		return refuse(err, errsize, -ENOTSUP,
+			      "--launch=%s cannot start the command inside "
+			      "its cgroup (%s); use --launch=clone3 or "
+			      "--launch=fork",
+			      runx_launch_kind_name(lp->backend), refusal);
 	return 0;
 }
 
-int runx_plan_make(const struct runx_options *opts, struct runx_plan *plan,
-		   char *err, size_t errsize)
+/* The parts that are copied from the options as they are. */
+static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 {
+	plan->stop = (struct runx_stop_policy){
+	    .deadline_ns = o->timeout_ns,
+	    .idle_deadline_ns = o->idle_timeout_ns,
+	    .grace_ns = o->grace_ns,
+	    .first_signal = o->first_signal,
+	    .stop_signals = o->stop_signals,
+	    .wait_all = o->wait_all,
+	    .preserve_status = o->preserve_status,
+	    .foreground = o->foreground,
+	};
+	plan->redirects = (struct runx_redirects){
+	    o->stdin_path, o->stdout_path, o->stderr_path, o->append, o->merge};
+	plan->report = (struct runx_report_policy){
+	    .verbose = o->verbose,
+	    .path = o->report_path,
+	    .count = o->verbose || o->report_path != NULL,
+	};
+	plan->scope.has_limits =
+	    o->memory_max >= 0 || o->pids_max >= 0 || o->cpu_max_quota_us > 0;
+	plan->scope.limits = (struct runx_cgroup_limits){
+	    o->memory_max, o->pids_max, o->cpu_max_quota_us,
+	    o->cpu_max_period_us};
+	plan->launch.argv = o->command;
+	plan->launch.close_fds = o->close_fds;
+	plan->launch.new_session = !o->foreground;
+	plan->launch.relay = o->idle_timeout_ns != RUNX_DURATION_INF;
+	plan->attempts.max = 1;
+}
+
+/* --report=FILE that cannot be written: refused before anything runs. */
+static int check_report(const char *path, const struct runx_plan_probes *pr,
+			char *err, size_t errsize)
+{
+	char q[RUNX_QUOTE_SIZE];
+	int r = path != NULL ? pr->report_dir(path) : 0;
+
+	if (r < 0)
+		return refuse(err, errsize, r,
+			      "cannot write the report '%s': %s",
+			      runx_quote(path, q, sizeof(q)), strerror(-r));
+	return 0;
+}
+
+int runx_plan_make(const struct runx_options *opts,
+		   const struct runx_plan_probes *probes,
+		   struct runx_plan *plan, char *err, size_t errsize)
+{
+	enum runx_scope_kind kind;
+
+	if (probes == NULL)
+		probes = runx_plan_probes_default();
 	memset(plan, 0, sizeof(*plan));
-	plan->opts = opts;
-	plan->scope = opts->scope;
-	plan->backend = opts->launch;
-	int r = runx_resolve_command(opts->command[0], plan->path,
-				     sizeof(plan->path));
+	copy_parts(opts, plan);
+	int r = check_report(opts->report_path, probes, err, errsize);
 	if (r < 0) {
-		plan->resolve_errno = -r;
+		plan->report.path = NULL; /* no report to write either */
+		return r;
+	}
+	if (asked_scope(opts, &kind, err, errsize) < 0)
+		return -EINVAL;
+	plan->scope.kind = kind;
+	plan->launch.backend = opts->launch;
+	r = probes->resolve(opts->command[0], plan->launch.path,
+			    sizeof(plan->launch.path));
+	if (r < 0) {
+		plan->launch.resolve_errno = -r;
 		return 0; /* ends as 126/127: nothing else to decide */
 	}
-	plan->relay = opts->idle_timeout_ns != RUNX_DURATION_INF;
-	plan->new_session = !opts->foreground;
-	if (plan->scope == RUNX_SCOPE_AUTO)
-		decide_auto(plan);
-	plan->has_limits = opts->memory_max >= 0 || opts->pids_max >= 0 ||
-			   opts->cpu_max_quota_us > 0;
-	plan->limits = (struct runx_cgroup_limits){
-	    opts->memory_max, opts->pids_max, opts->cpu_max_quota_us,
-	    opts->cpu_max_period_us};
-	if (plan->has_limits && plan->scope != RUNX_SCOPE_CGROUP) {
-		/* options.c makes a limit imply the cgroup scope */
-		snprintf(err, errsize, "resource limits need the cgroup scope");
-		return -EINVAL;
-	}
-	return decide_backend(plan, err, errsize);
+	if (kind == RUNX_SCOPE_AUTO)
+		decide_auto(plan, opts->launch, probes);
+	return decide_backend(plan, opts->launch, probes, err, errsize);
 }

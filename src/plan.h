@@ -1,48 +1,121 @@
 /*
- * The plan: everything decided before anything is acquired or started.
- * options -> plan -> (resources) -> launch -> supervise -> result.  The
- * plan is the only place where launch and scope policy live: which scope
- * auto means here, which backend starts the command, which fallback or
- * refusal applies.
+ * The plan: every decision about a run, made before anything is acquired
+ * or started.  argv -> runx_options (syntax) -> runx_plan (all policy) ->
+ * a run of attempts.  The plan is the only reader of runx_options: every
+ * rule by which one option implies or refuses another lives in plan.c,
+ * once, and every later stage reads the plan's parts below.
  */
 #ifndef RUNX_PLAN_H
 #define RUNX_PLAN_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgroup.h"
+#include "kinds.h"
 #include "options.h"
+#include "redirect.h"
+
+/* How a stop comes about and runs (runx(1), TIME LIMITS, STOPPING). */
+struct runx_stop_policy {
+	int64_t deadline_ns;	  /* -t, from the start; RUNX_DURATION_INF */
+	int64_t idle_deadline_ns; /* --idle-timeout; RUNX_DURATION_INF */
+	int64_t grace_ns;	  /* first signal -> SIGKILL; 0: at once */
+	int first_signal;	  /* -s, signal number; 0 allowed */
+	sigset_t stop_signals;	  /* received, they start a stop */
+	bool wait_all;		  /* wait for leftovers instead of stopping */
+	bool preserve_status;	  /* the command's status, not 124 */
+	bool foreground;	  /* the command shares runx's terminal */
+};
+
+/* Where the command runs and how it is started. */
+struct runx_scope_policy {
+	enum runx_scope_kind kind;	/* never RUNX_SCOPE_AUTO */
+	bool auto_chosen;		/* kind came from --kill-scope=auto */
+	char auto_note[PATH_MAX + 256]; /* -v: why auto chose tree, or "" */
+	bool has_limits; /* --memory-max, --pids-max, --cpu-max */
+	struct runx_cgroup_limits limits; /* with has_limits */
+};
+
+/* How the command is started (runx(1), LAUNCH BACKEND). */
+struct runx_launch_policy {
+	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
+	const char *backend_note;      /* -v: a fallback taken, or NULL */
+	char path[PATH_MAX];	       /* the file execve(2) runs */
+	int resolve_errno;	       /* non-zero: not found / not runnable
+					* (127/126): nothing is started */
+	char *const *argv;	       /* the command and its arguments */
+	bool new_session;	       /* setsid(2) in the child */
+	bool close_fds;		       /* --close-fds */
+	bool relay;		       /* --idle-timeout: output via runx */
+};
+
+/* What runx says about the run. */
+struct runx_report_policy {
+	bool verbose;	  /* -v */
+	const char *path; /* --report: NULL none, "-" stderr */
+	bool count;	  /* count and name processes (-v or --report) */
+};
+
+/* How many attempts a run makes (runx(1), ATTEMPTS). */
+struct runx_attempts_policy {
+	long max; /* attempts in all, >= 1 */
+};
 
 struct runx_plan {
-	const struct runx_options *opts;
-	char path[PATH_MAX];		/* the file execve(2) runs */
-	int resolve_errno;		/* non-zero: the command was not
-					 * found or not runnable (127/126) */
-	enum runx_scope_kind scope;	/* never RUNX_SCOPE_AUTO */
-	enum runx_launch_kind backend;	/* never RUNX_LAUNCH_DEFAULT */
-	bool new_session;		/* setsid(2) in the child */
-	bool relay;			/* --idle-timeout: output via runx */
-	char auto_note[PATH_MAX + 256]; /* -v line on how auto decided */
-	const char *backend_note;	/* -v line on a backend fallback */
-	bool has_limits; /* --memory-max, --pids-max, --cpu-max */
-	struct runx_cgroup_limits limits; /* with has_limits: the cgroup's */
+	struct runx_stop_policy stop;
+	struct runx_scope_policy scope;
+	struct runx_launch_policy launch;
+	struct runx_redirects redirects;
+	struct runx_report_policy report;
+	struct runx_attempts_policy attempts;
 };
 
 /*
- * Decides the run described by opts into *plan: resolves the command in
- * PATH (a failure is not an error here: plan->resolve_errno, and the run
- * ends as 126/127 without starting anything), resolves --kill-scope=auto
- * (cgroup if a job cgroup can be made, runx_scope_cgroup_probe(); else
- * tree), and the backend: --launch, else vfork, except for the
- * cgroup scope, where clone3 (CLONE_INTO_CGROUP, Linux 5.7) starts the
- * child inside the cgroup, or fork where the kernel has no clone3
- * (ENOSYS, clone(2)).  Acquires nothing.  Returns 0, or -errno with a
- * one-line message in err (e.g. -ENOTSUP: posix_spawn cannot start the
- * command inside a cgroup with glibc < 2.39).
+ * What the plan asks of the machine, as functions, so that a test can
+ * answer for it.  runx_plan_probes_default() gives the real ones.
+ *   cgroup: 0 if a job cgroup can be made here, else -errno with the reason
+ *           in why (runx_scope_cgroup_probe(), scope.h);
+ *   clone3: true if the kernel has clone3(2);
+ *   resolve: finds the command as runx_resolve_command() (path.h);
+ *   report_dir: 0 if the report file can be written (report_file.h's
+ *           runx_report_check()), else -errno.
  */
-int runx_plan_make(const struct runx_options *opts, struct runx_plan *plan,
-		   char *err, size_t errsize);
+struct runx_plan_probes {
+	int (*cgroup)(char *why, size_t whysize);
+	bool (*clone3)(void);
+	int (*resolve)(const char *name, char *buf, size_t size);
+	int (*report_dir)(const char *path);
+};
+
+/* The probes of the machine runx runs on. */
+const struct runx_plan_probes *runx_plan_probes_default(void);
+
+/*
+ * Decides the run described by opts into *plan, asking the machine through
+ * probes (NULL: runx_plan_probes_default()).  The rules, in this order:
+ *   - --report: a FILE that cannot be written (probes->report_dir) is
+ *     refused, and plan->report.path is NULL then (nothing to write);
+ *   - a limit implies --kill-scope=cgroup (another explicit scope: refused);
+ *     --foreground implies the tree scope (cgroup or child may be given
+ *     instead; group, pidns and auto are refused); --wait-all needs more
+ *     than the child scope; --merge and --stderr are exclusive;
+ *   - the command is resolved in PATH: a failure is no error here
+ *     (plan->launch.resolve_errno: the run ends as 126/127);
+ *   - auto is cgroup if a job cgroup can be made, else tree;
+ *   - the backend: --launch, else vfork; clone3 (CLONE_INTO_CGROUP, Linux
+ *     5.7) for the cgroup scope, fork where the kernel lacks clone3
+ *     (ENOSYS); posix_spawn cannot start a child in a cgroup before glibc
+ *     2.39 (refused).
+ * Borrows opts (argv and paths are pointed to, not copied).  Returns 0,
+ * or -errno (-EINVAL bad combination, -ENOTSUP, -ENOSYS, or the report's
+ * -errno) with a one-line message in err; acquires nothing either way.
+ */
+int runx_plan_make(const struct runx_options *opts,
+		   const struct runx_plan_probes *probes,
+		   struct runx_plan *plan, char *err, size_t errsize);
 
 #endif

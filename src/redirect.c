@@ -12,30 +12,6 @@
 
 #include "log.h"
 
-int runx_stdio_guard(void)
-{
-	for (int fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		/* open(2) returns the lowest free descriptor: this one. */
-		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (nul < 0)
-			return -errno;
-		if (nul != fd) {
-			close(nul);
-			return -EBADF;
-		}
-	}
-	return 0;
-}
-
-bool runx_stdio_was_closed(int fd)
-{
-	int flags = fcntl(fd, F_GETFD);
-
-	return flags < 0 || (flags & FD_CLOEXEC) != 0;
-}
-
 /* Opens path as the source of fd slot; the message quotes the path. */
 static int open_file(const char *path, int flags, struct runx_stdio *s,
 		     int slot, char *err, size_t errsize)
@@ -64,28 +40,28 @@ static bool same_file(const char *path, int fd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int runx_stdio_open(const struct runx_options *opts, struct runx_stdio *s,
+int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 		    char *err, size_t errsize)
 {
-	int wflags = O_WRONLY | O_CREAT | (opts->append ? O_APPEND : O_TRUNC);
+	int wflags = O_WRONLY | O_CREAT | (want->append ? O_APPEND : O_TRUNC);
 	int r = 0;
 
 	for (int i = 0; i < 3; i++) {
 		s->source[i] = -1;
 		s->opened[i] = false;
 	}
-	if (opts->stdin_path != NULL)
-		r = open_file(opts->stdin_path, O_RDONLY, s, 0, err, errsize);
-	if (r == 0 && opts->stdout_path != NULL)
-		r = open_file(opts->stdout_path, wflags, s, 1, err, errsize);
-	if (r == 0 && opts->stderr_path != NULL) {
-		if (s->opened[1] && same_file(opts->stderr_path, s->source[1]))
+	if (want->stdin_path != NULL)
+		r = open_file(want->stdin_path, O_RDONLY, s, 0, err, errsize);
+	if (r == 0 && want->stdout_path != NULL)
+		r = open_file(want->stdout_path, wflags, s, 1, err, errsize);
+	if (r == 0 && want->stderr_path != NULL) {
+		if (s->opened[1] && same_file(want->stderr_path, s->source[1]))
 			s->source[2] = s->source[1]; /* one file description */
 		else
-			r = open_file(opts->stderr_path, wflags, s, 2, err,
+			r = open_file(want->stderr_path, wflags, s, 2, err,
 				      errsize);
 	}
-	if (r == 0 && opts->merge)
+	if (r == 0 && want->merge)
 		s->source[2] = s->opened[1] ? s->source[1] : 1;
 	if (r < 0)
 		runx_stdio_close(s);

@@ -5,7 +5,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "options.h"
+/* The redirects asked for (-i, -o, -e, -a, -m); NULL paths: none. */
+struct runx_redirects {
+	const char *stdin_path;
+	const char *stdout_path;
+	const char *stderr_path;
+	bool append; /* O_APPEND instead of O_TRUNC */
+	bool merge;  /* stderr goes where stdout goes */
+};
 
 /*
  * What the child's fd 0, 1 and 2 become.  source[i] is the descriptor to
@@ -18,29 +25,14 @@ struct runx_stdio {
 };
 
 /*
- * Makes sure fds 0, 1 and 2 are open, so that no descriptor runx opens
- * later lands on them: each one that is closed gets /dev/null with
- * FD_CLOEXEC, so the command still starts with it closed, exactly as runx
- * was started.  Call first thing in main().  Returns 0 or -errno.
- */
-int runx_stdio_guard(void);
-
-/*
- * True if fd (0, 1 or 2) was closed when runx started, that is, it is one
- * of runx_stdio_guard()'s close-on-exec placeholders: a descriptor runx
- * inherited across execve(2) cannot have FD_CLOEXEC set.  No errors.
- */
-bool runx_stdio_was_closed(int fd);
-
-/*
- * Opens the redirect files of opts (stdin O_RDONLY; stdout/stderr
+ * Opens the redirect files of *want (stdin O_RDONLY; stdout/stderr
  * O_WRONLY|O_CREAT with mode 0666 & ~umask, O_TRUNC or with -a O_APPEND;
  * all O_CLOEXEC|O_NOCTTY).  -o F -e F naming one file (same device and
  * inode) share one open file description; -m points stderr at stdout.
  * Returns 0, or -errno with a one-line message naming the file in err
  * (nothing is left open then).
  */
-int runx_stdio_open(const struct runx_options *opts, struct runx_stdio *s,
+int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 		    char *err, size_t errsize);
 
 /* Closes what runx_stdio_open opened (safe to call twice). */

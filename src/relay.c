@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stdio_guard.h"
+
 /* Closes a stream's pipe and destination and frees its buffer. */
 static void close_stream(struct runx_relay_stream *s)
 {

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "clock.h"
 #include "json.h"
+#include "report_file.h"
 #include "log.h"
 #include "signals.h"
 
@@ -30,7 +32,7 @@ enum runx_report_reason {
 
 /* What the report shows, gathered from the plan and the result. */
 struct runx_report {
-	const struct runx_options *opts;
+	const struct runx_plan *plan;
 	enum runx_report_reason kind;
 	const char *scope; /* scope actually used ("group", ...) */
 	const char
@@ -46,47 +48,6 @@ struct runx_report {
 	const char *error; /* message, or NULL */
 	int exit_status;   /* runx's exit status */
 };
-
-/* True for a leap year of the Gregorian calendar. */
-static bool leap_year(long y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/*
- * The UTC calendar date of days days after 1970-01-01 (days >= 0): counted
- * out year by year and month by month, which for a clock's dates is a few
- * dozen steps, and spares a static build gmtime(3)/strftime(3) and their
- * time zone code.
- */
-static void utc_date(long days, long *year, int *month, int *mday)
-{
-	static const int month_days[12] = {31, 28, 31, 30, 31, 30,
-					   31, 31, 30, 31, 30, 31};
-	long y = 1970;
-	int m = 0;
-
-	while (days >= (leap_year(y) ? 366 : 365))
-		days -= leap_year(y++) ? 366 : 365;
-	while (days >= month_days[m] + (m == 1 && leap_year(y)))
-		days -= month_days[m] + (m == 1 && leap_year(y)), m++;
-	*year = y;
-	*month = m + 1;
-	*mday = (int)days + 1;
-}
-
-const char *runx_rfc3339(const struct timespec *ts, char *buf, size_t size)
-{
-	long secs = ts->tv_sec > 0 ? (long)ts->tv_sec : 0, year;
-	int month, mday;
-
-	utc_date(secs / 86400, &year, &month, &mday);
-	long in_day = secs % 86400;
-	snprintf(buf, size, "%04ld-%02d-%02dT%02ld:%02ld:%02ld.%06ldZ", year,
-		 month, mday, in_day / 3600, in_day / 60 % 60, in_day % 60,
-		 (long)ts->tv_nsec / 1000);
-	return buf;
-}
 
 /* key: a CLOCK_REALTIME time as RFC 3339 UTC. */
 static void put_time(struct runx_json *j, const char *key,
@@ -309,7 +270,7 @@ static void put_cgroup_usage(struct runx_json *j, const struct runx_report *r)
 /* The report's text (heap, ends with a newline) in *text; 0 or -ENOMEM. */
 static int build(const struct runx_report *r, char **text, size_t *len)
 {
-	const struct runx_options *opts = r->opts;
+	const struct runx_stop_policy *stop = &r->plan->stop;
 	struct runx_json j;
 
 	runx_json_init(&j);
@@ -317,17 +278,17 @@ static int build(const struct runx_report *r, char **text, size_t *len)
 	put_string(&j, "runx_version", PACKAGE_VERSION);
 	runx_json_key(&j, "command");
 	runx_json_begin_array(&j);
-	for (char **a = opts->command; *a != NULL; a++)
+	for (char *const *a = r->plan->launch.argv; *a != NULL; a++)
 		runx_json_string(&j, *a);
 	runx_json_end_array(&j);
 	put_int_or_null(&j, "pid", r->pid > 0 ? r->pid : 0);
 	put_string(&j, "scope", r->scope);
 	put_string(&j, "scope_target", r->scope_where);
 	put_string(&j, "backend", r->backend);
-	put_duration(&j, "timeout", opts->timeout_ns);
-	put_duration(&j, "idle_timeout", opts->idle_timeout_ns);
-	put_duration(&j, "grace", opts->grace_ns);
-	put_signal(&j, "first_signal", opts->first_signal);
+	put_duration(&j, "timeout", stop->deadline_ns);
+	put_duration(&j, "idle_timeout", stop->idle_deadline_ns);
+	put_duration(&j, "grace", stop->grace_ns);
+	put_signal(&j, "first_signal", stop->first_signal);
 	put_time(&j, "start_time", &r->start);
 	put_time(&j, "end_time", &r->end);
 	runx_json_key(&j, "wall_time");
@@ -343,75 +304,19 @@ static int build(const struct runx_report *r, char **text, size_t *len)
 	return runx_json_finish(&j, text, len);
 }
 
-/* How long a report written to a pipe may wait for its reader (ms). */
-#define THROUGH_WAIT_MS 5000
-
-/*
- * Writes text to fd completely; -errno on failure.  On an O_NONBLOCK fd a
- * full pipe is waited for (poll(2)), THROUGH_WAIT_MS at most in all, so
- * that a reader that never reads cannot keep runx from exiting; -EAGAIN
- * then.
- */
-static int write_all(int fd, const char *text, size_t len)
-{
-	int waited = 0;
-
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EAGAIN && waited < THROUGH_WAIT_MS) {
-			struct pollfd p = {fd, POLLOUT, 0};
-			if (poll(&p, 1, 100) < 0 && errno != EINTR)
-				return -errno;
-			waited += 100;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * Writes text through path, which is no regular file (a symlink, a device,
- * a FIFO: /dev/stderr, /dev/null), as a shell's > would: open(2) follows
- * it, a regular file at the end of a symlink is truncated first, and a
- * FIFO without a reader gives -ENXIO rather than a wait.  0 or -errno.
- */
-static int write_through(const char *path, const char *text, size_t len)
-{
-	struct stat st;
-	int fd = open(
-	    path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
-
-	if (fd < 0)
-		return -errno;
-	int ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
-		ret = -errno;
-	if (ret == 0)
-		ret = write_all(fd, text, len);
-	if (close(fd) < 0 && ret == 0 && errno != EINTR)
-		ret = -errno;
-	return ret;
-}
-
 /* Gathers the report's view of the run from the plan and the result. */
 static void gather(const struct runx_plan *plan, const struct runx_result *res,
 		   struct runx_report *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->opts = plan->opts;
+	r->plan = plan;
 	r->kind = res->reason == RUNX_END_EXEC_FAILED  ? RUNX_REPORT_EXEC_FAILED
 		  : res->reason == RUNX_END_RUNX_ERROR ? RUNX_REPORT_RUNX_ERROR
 						       : RUNX_REPORT_SUPERVISED;
-	r->scope = runx_scope_kind_name(plan->scope);
+	r->scope = runx_scope_kind_name(plan->scope.kind);
 	r->scope_where = res->scope_where[0] ? res->scope_where : NULL;
 	r->backend =
-	    res->launched ? runx_launch_kind_name(plan->backend) : NULL;
+	    res->launched ? runx_launch_kind_name(plan->launch.backend) : NULL;
 	r->pid = res->command_pid > 0 ? res->command_pid : res->pid;
 	r->start = res->start;
 	r->end = res->end;
@@ -426,49 +331,14 @@ static void gather(const struct runx_plan *plan, const struct runx_result *res,
 /* Writes the report r to path (see runx_report_write). */
 static int write_report(const char *path, const struct runx_report *r)
 {
-	char tmp[PATH_MAX], *text;
+	char *text;
 	size_t len;
-	int fd, ret;
+	int ret = build(r, &text, &len);
 
-	ret = build(r, &text, &len);
 	if (ret < 0)
 		return ret;
-	if (strcmp(path, "-") == 0) {
-		ret = write_all(STDERR_FILENO, text, len);
-		free(text);
-		return ret;
-	}
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* renaming over a device or a symlink would replace it */
-		ret = write_through(path, text, len);
-		free(text);
-		return ret;
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		free(text);
-		return -ENAMETOOLONG;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		free(text);
-		return -errno;
-	}
-	ret = write_all(fd, text, len);
+	ret = runx_report_deliver(path, text, len);
 	free(text);
-	/* mkstemp makes 0600; a report is as readable as any output file */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (ret == 0 && fchmod(fd, 0666 & ~mask) < 0)
-		ret = -errno;
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && ret == 0)
-		ret = -errno;
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret < 0)
-		unlink(tmp);
 	return ret;
 }
 
@@ -497,15 +367,15 @@ static void format_size(int64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%lld %s", (long long)bytes, units[unit]);
 }
 
-void runx_report_tell_usage(const struct runx_options *opts,
+void runx_report_tell_usage(const struct runx_scope_policy *scope,
 			    const struct runx_cgroup_usage *u)
 {
 	char limit[64], why[96] = "";
 
 	if (!u->valid || u->oom_kills <= 0)
 		return;
-	if (opts->memory_max >= 0) {
-		format_size(opts->memory_max, limit, sizeof(limit));
+	if (scope->has_limits && scope->limits.memory_max >= 0) {
+		format_size(scope->limits.memory_max, limit, sizeof(limit));
 		snprintf(why, sizeof(why), " (memory.max %s reached)", limit);
 	}
 	runx_verbose("the kernel's OOM killer ended %lld process%s of the "

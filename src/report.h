@@ -33,14 +33,7 @@ int runx_report_write(const char *path, const struct runx_plan *plan,
  * it counts a kill whichever limit was reached), naming --memory-max if
  * it was given.  Says nothing when there was none or no cgroup.
  */
-void runx_report_tell_usage(const struct runx_options *opts,
+void runx_report_tell_usage(const struct runx_scope_policy *scope,
 			    const struct runx_cgroup_usage *u);
-
-/*
- * Writes ts (CLOCK_REALTIME; times before 1970 are written as 1970) as RFC
- * 3339 UTC with microseconds, "2026-11-30T23:45:13.123456Z", into buf
- * (size bytes, 28 needed).  No time zone is read.  Returns buf.
- */
-const char *runx_rfc3339(const struct timespec *ts, char *buf, size_t size);
 
 #endif

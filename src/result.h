@@ -71,7 +71,6 @@ struct runx_result {
 	int killed;	       /* alive when SIGKILL was sent */
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	bool unverified;       /* the scope could not be seen at the end */
-	struct rusage rusage;  /* of the command itself, wait4(2) */
 	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
 	struct runx_named at_deadline;	/* alive when the deadline fired */
 	struct runx_named after_grace;	/* alive when the grace period ended */

@@ -13,8 +13,9 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
-#include "options.h"
-#include "pidns.h"
+#include "kinds.h"
+#include "launch.h"
+#include "pidset.h"
 
 /* What a census of the scope found. */
 enum runx_census_state {
@@ -46,68 +47,22 @@ struct runx_census {
 			  * without a /proc walk */
 };
 
-/* Where the command must start: the job cgroup's fds, or -1. */
-struct runx_placement {
-	int cgroup_fd;	     /* O_DIRECTORY fd (clone3 CLONE_INTO_CGROUP) */
-	int cgroup_procs_fd; /* its cgroup.procs, O_WRONLY (fork, vfork) */
-	bool pidns;	     /* in a new PID namespace, under runx's init */
-	bool pidns_new_user; /* with a new user namespace */
-	int pidns_status_fd; /* the init's status pipe (write end), or -1 */
-};
-
-/*
- * A set of processes, each one incarnation: pid and start time.  A stop's
- * scopes remember in one the processes a catchable signal reached, and
- * whether it reached them while they were still an unexec'd copy of their
- * parent (see runx_is_signalled_copy(), runx_reach_again()).
- */
-struct runx_pidset_entry {
-	pid_t pid;
-	unsigned long long start_time; /* /proc/PID/stat field 22, or 0 */
-	unsigned long long start_stack, arg_start; /* the image then */
-	bool fork_copy; /* signalled between fork(2) and execve(2) */
-};
-
-struct runx_pidset {
-	struct runx_pidset_entry *v;
-	size_t n, cap;
-	size_t *slot;  /* hash index by pid: entry number + 1, 0 = free */
-	size_t nslots; /* a power of two, at least twice n (or 0) */
-};
-
-struct runx_proc_stat;
-
-/* This incarnation (pid and start time) of p in set, or NULL. */
-struct runx_pidset_entry *runx_pidset_find(const struct runx_pidset *set,
-					   const struct runx_proc_stat *p);
-
-/* True if set holds this incarnation (pid and start time) of p. */
-bool runx_pidset_has(const struct runx_pidset *set,
-		     const struct runx_proc_stat *p);
-
-/*
- * Adds p to set (fork_copy: a signal reaches it before its execve(2));
- * 0 or -ENOMEM.
- */
-int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
-		    bool fork_copy);
-
-/*
- * Adds p to set, or, if set holds this incarnation already, records its
- * image and fork_copy mark anew (a signal reached it again); 0 or -ENOMEM.
- */
-int runx_pidset_remember(struct runx_pidset *set,
-			 const struct runx_proc_stat *p, bool fork_copy);
-
-/* Frees the set's memory and empties it. */
-void runx_pidset_free(struct runx_pidset *set);
-
 struct runx_scope;
 
 struct runx_scope_ops {
 	enum runx_scope_kind kind;
-	/* Acquires what the scope needs before the launch; -errno + err. */
-	int (*prepare)(struct runx_scope *s, char *err, size_t errsize);
+	/* Acquires what the scope needs before the launch (limits: the
+	 * cgroup's, borrowed, or NULL); -errno + err. */
+	int (*prepare)(struct runx_scope *s,
+		       const struct runx_cgroup_limits *limits, char *err,
+		       size_t errsize);
+	/* Starts the command in the scope (NULL: runx_launch() as it is). */
+	int (*launch)(struct runx_scope *s, struct runx_launch_request *req,
+		      struct runx_launched *out);
+	/* The command's pid on runx's side (NULL: the direct child). */
+	pid_t (*command_pid)(const struct runx_scope *s);
+	/* The job's figures (NULL: none, -ENOTSUP). */
+	int (*usage)(const struct runx_scope *s, struct runx_cgroup_usage *u);
 	/* Sends sig to every live member; processes reached, or -errno. */
 	int (*signal)(struct runx_scope *s, int sig, bool count);
 	/* The first signal of a stop and SIGCONT in one pass (NULL: two
@@ -132,30 +87,24 @@ struct runx_scope_ops {
 	 * while the direct child runs on, or -1.  command_ended: true with
 	 * the command's wait status once it ended (and the direct child is
 	 * still needed: something else is left).  child_reaped: the direct
-	 * child was reaped with *status and *ru; replaces them with the
-	 * command's.
+	 * child was reaped with *status; replaces it with the command's.
 	 */
 	void (*adopted)(struct runx_scope *s);
 	int (*command_fd)(const struct runx_scope *s);
-	bool (*command_ended)(struct runx_scope *s, int *status,
-			      struct rusage *ru);
-	void (*child_reaped)(struct runx_scope *s, int *status,
-			     struct rusage *ru);
+	bool (*command_ended)(struct runx_scope *s, int *status);
+	void (*child_reaped)(struct runx_scope *s, int *status);
 };
 
 struct runx_scope {
 	const struct runx_scope_ops *ops;
-	pid_t child;	   /* the command, 0 before launch */
+	pid_t child;	   /* the direct child, 0 before launch */
 	int child_pidfd;   /* borrowed from the caller; -1 once reaped */
 	bool proc_trusted; /* /proc lists runx's pid namespace */
-	bool has_cgroup;   /* cgroup: cg is made and must be removed */
-	const struct runx_cgroup_limits *limits; /* cgroup: or NULL */
-	struct runx_cgroup cg;
-	struct runx_pidset reached;   /* tree, cgroup, group: reached by a
-				       * signal (group: newcomers only) */
-	unsigned long long stop_tick; /* group: boot clock ticks when the
-				       * first signal went out, or 0 */
-	struct runx_pidns ns;	      /* pidns: the init's status pipe */
+	struct runx_pidset reached;   /* processes a signal of a stop reached
+				       * (scope_signal.c's helpers) */
+	unsigned long long stop_tick; /* boot clock ticks when the first
+				       * signal went out, or 0 */
+	void *priv; /* the kind's own state, private to its file, or NULL */
 };
 
 /* The implementation of kind (never RUNX_SCOPE_AUTO), or NULL. */
@@ -188,9 +137,21 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
  */
 int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u);
 
-/* Where the command must be started (cgroup fds, or -1 for other kinds;
- * for pidns, in a new PID namespace with the status pipe's write end). */
-struct runx_placement runx_scope_placement(const struct runx_scope *s);
+/*
+ * Starts the command described by *req in the scope: the scope adds its
+ * placement to req (the job cgroup's fds) or wraps the launch (pidns: in a
+ * new PID namespace under runx's init, pidns.h), then runx_launch().
+ * Returns as runx_launch() (launch.h); out->pid is the direct child (for
+ * pidns the init).
+ */
+int runx_scope_launch(struct runx_scope *s, struct runx_launch_request *req,
+		      struct runx_launched *out);
+
+/*
+ * The command's pid on runx's side once adopted: the direct child, or for
+ * pidns the init's only child (0 if it cannot be found).
+ */
+pid_t runx_scope_command_pid(const struct runx_scope *s);
 
 /*
  * Records the launched direct child (the command, or for pidns its init):
@@ -200,13 +161,12 @@ void runx_scope_adopt(struct runx_scope *s, pid_t child, int child_pidfd);
 
 /*
  * Tells the scope the direct child was reaped with wait status *status and
- * rusage *ru (wait4(2)): its pidfd must not be used any more.  Where the
- * direct child is not the command (pidns), replaces *status and *ru with
+ * (wait4(2)): its pidfd must not be used any more.  Where the
+ * direct child is not the command (pidns), replaces *status with
  * the command's (when the init died before the command was seen to end,
  * the command died with the namespace: SIGKILL, the init's own status).
  */
-void runx_scope_child_reaped(struct runx_scope *s, int *status,
-			     struct rusage *ru);
+void runx_scope_child_reaped(struct runx_scope *s, int *status);
 
 /*
  * An fd (owned by the scope) that becomes readable (POLLIN) when the
@@ -217,12 +177,11 @@ int runx_scope_command_fd(const struct runx_scope *s);
 
 /*
  * After runx_scope_command_fd() woke runx: true, with the command's wait
- * status and rusage, if the command ended while other processes are left
+ * status, if the command ended while other processes are left
  * in the scope; false if it has not ended, or if nothing else is left (the
  * direct child exits then, and runx_scope_child_reaped() gives the status).
  */
-bool runx_scope_command_ended(struct runx_scope *s, int *status,
-			      struct rusage *ru);
+bool runx_scope_command_ended(struct runx_scope *s, int *status);
 
 /*
  * Sends signal number sig to every live process of the scope (see each

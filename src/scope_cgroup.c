@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,6 +32,18 @@
  * only repeat that wait.
  */
 #define RELEASE_KILL_WAIT_NS (1000 * 1000 * 1000LL)
+
+/* The scope's own state (struct runx_scope.priv). */
+struct cgroup_scope {
+	struct runx_cgroup cg;
+	bool has_cgroup; /* cg is made and must be removed */
+};
+
+/* The job's cgroup of s. */
+#define CG(s) (&((struct cgroup_scope *)(s)->priv)->cg)
+/* True once the job's cgroup of s exists. */
+#define HAS_CG(s)                                                              \
+	((s)->priv != NULL && ((struct cgroup_scope *)(s)->priv)->has_cgroup)
 
 static const char delegate_hint[] =
     "; run runx in a cgroup delegated to you, e.g. "
@@ -58,7 +71,7 @@ int runx_scope_cgroup_probe(char *why, size_t whysize)
 /* Says with -v where the job's cgroup with limits went, and runx. */
 static void tell_layout(const struct runx_scope *s)
 {
-	const struct runx_cgroup *cg = &s->cg;
+	const struct runx_cgroup *cg = CG(s);
 
 	if (cg->moved)
 		runx_verbose("limits: runx moved itself from '%s' into "
@@ -71,22 +84,31 @@ static void tell_layout(const struct runx_scope *s)
 /* Makes the job's cgroup with the limits set (where the layout allows,
  * runx_cgroup_create_limited) and opens its fds. */
 static int cgroup_prepare_limited(struct runx_scope *s, const char *own,
+				  const struct runx_cgroup_limits *limits,
 				  char *err, size_t errsize)
 {
-	int r =
-	    runx_cgroup_create_limited(&s->cg, own, s->limits, err, errsize);
+	int r = runx_cgroup_create_limited(CG(s), own, limits, err, errsize);
 
 	if (r < 0)
 		return r;
-	s->has_cgroup = true;
+	((struct cgroup_scope *)s->priv)->has_cgroup = true;
 	tell_layout(s);
 	return 0;
 }
 
 /* Makes the job's cgroup below runx's own and opens its fds. */
-static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
+static int cgroup_prepare(struct runx_scope *s,
+			  const struct runx_cgroup_limits *limits, char *err,
+			  size_t errsize)
 {
 	char own[PATH_MAX], why[PATH_MAX + 128];
+	struct cgroup_scope *cs = calloc(1, sizeof(*cs));
+
+	if (cs == NULL)
+		return -ENOMEM;
+	cs->cg.dir_fd = cs->cg.procs_fd = cs->cg.events_fd = cs->cg.kill_fd =
+	    cs->cg.freeze_fd = -1;
+	s->priv = cs;
 	int r = runx_cgroup_find_own(own, sizeof(own));
 
 	if (r == -EMFILE || r == -ENFILE) {
@@ -102,9 +124,9 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 			 strerror(-r), delegate_hint);
 		return r;
 	}
-	if (s->limits != NULL)
-		return cgroup_prepare_limited(s, own, err, errsize);
-	r = runx_cgroup_create(&s->cg, own, why, sizeof(why));
+	if (limits != NULL)
+		return cgroup_prepare_limited(s, own, limits, err, errsize);
+	r = runx_cgroup_create(CG(s), own, why, sizeof(why));
 	if (r < 0) {
 		/* out of fds: the advice to delegate a cgroup would mislead */
 		bool fds = r == -EMFILE || r == -ENFILE;
@@ -114,7 +136,7 @@ static int cgroup_prepare(struct runx_scope *s, char *err, size_t errsize)
 			 why, fds ? " (raise ulimit -n)" : delegate_hint);
 		return r;
 	}
-	s->has_cgroup = true;
+	cs->has_cgroup = true;
 	return 0;
 }
 
@@ -128,7 +150,7 @@ static int found_pid(pid_t pid, void *arg)
 /* Lists the subtree's pids into the census; their number, or -errno. */
 static int list_pids(struct runx_scope *s, struct runx_census *c)
 {
-	int r = runx_cgroup_each_pid(&s->cg, found_pid, c);
+	int r = runx_cgroup_each_pid(CG(s), found_pid, c);
 
 	if (r < 0)
 		return r;
@@ -137,20 +159,31 @@ static int list_pids(struct runx_scope *s, struct runx_census *c)
 	return count;
 }
 
-int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u)
+/* What the job's cgroup measured (runx_cgroup_read_usage). */
+static int cgroup_usage(const struct runx_scope *s, struct runx_cgroup_usage *u)
 {
-	if (!s->has_cgroup) {
+	if (!HAS_CG(s)) {
 		*u = (struct runx_cgroup_usage){false, -1, -1, -1, -1};
 		return -ENOTSUP;
 	}
-	runx_cgroup_read_usage(&s->cg, u);
+	runx_cgroup_read_usage(CG(s), u);
 	return 0;
+}
+
+/* The child starts in the job's cgroup (launch.h: clone3's
+ * CLONE_INTO_CGROUP, or cgroup.procs before execve). */
+static int cgroup_launch(struct runx_scope *s, struct runx_launch_request *req,
+			 struct runx_launched *out)
+{
+	req->cgroup_fd = CG(s)->dir_fd;
+	req->cgroup_procs_fd = CG(s)->procs_fd;
+	return runx_launch(req, out);
 }
 
 /* Live processes of the job's subtree; an unreadable cgroup is UNKNOWN. */
 static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 {
-	int populated = runx_cgroup_populated(&s->cg);
+	int populated = runx_cgroup_populated(CG(s));
 
 	if (populated == 0)
 		return;
@@ -163,7 +196,7 @@ static void cgroup_census(struct runx_scope *s, struct runx_census *c)
 		return;
 	}
 	int count =
-	    c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(&s->cg);
+	    c->pids != NULL ? list_pids(s, c) : runx_cgroup_count(CG(s));
 	if (count < 0)
 		runx_census_unknown(c, count);
 	/* populated, being listed: not empty even if the list came up short */
@@ -208,10 +241,9 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 	if (fd < 0 && errno == ESRCH)
 		return 0;
 	if (fd < 0) /* pidfd_open(2) refused */
-		return runx_cgroup_holds(&cs->scope->cg, pid)
-			   ? kill_pid(cs, pid)
-			   : 0;
-	if (runx_cgroup_holds(&cs->scope->cg, pid)) {
+		return runx_cgroup_holds(CG(cs->scope), pid) ? kill_pid(cs, pid)
+							     : 0;
+	if (runx_cgroup_holds(CG(cs->scope), pid)) {
 		r = runx_pidfd_send_signal(fd, cs->sig) == 0 ? 1 : 0;
 		if (r > 0 && cs->then_cont)
 			runx_pidfd_send_signal(fd, SIGCONT);
@@ -259,7 +291,7 @@ static int signal_each(struct runx_scope *s, int sig, bool only_new,
 		       bool frozen, bool then_cont)
 {
 	struct cgroup_signal cs = {s, sig, only_new, frozen, then_cont, 0, 0};
-	int r = runx_cgroup_each_pid(&s->cg, signal_cgroup_pid, &cs);
+	int r = runx_cgroup_each_pid(CG(s), signal_cgroup_pid, &cs);
 
 	if (r == 0)
 		r = cs.error;
@@ -269,8 +301,8 @@ static int signal_each(struct runx_scope *s, int sig, bool only_new,
 /* SIGKILL through cgroup.kill, counted first only if asked. */
 static int cgroup_kill_counted(struct runx_scope *s, bool count)
 {
-	int n = count ? runx_cgroup_count(&s->cg) : 1;
-	int r = runx_cgroup_kill(&s->cg);
+	int n = count ? runx_cgroup_count(CG(s)) : 1;
+	int r = runx_cgroup_kill(CG(s));
 
 	if (r < 0)
 		return r;
@@ -288,9 +320,9 @@ static int cgroup_signal(struct runx_scope *s, int sig, bool count)
 		return cgroup_kill_counted(s, count);
 	/* a freeze that times out (a task in D state) still holds most, but
 	 * then each pid is checked through a pidfd */
-	bool frozen = runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS) == 0;
+	bool frozen = runx_cgroup_freeze(CG(s), true, FREEZE_WAIT_NS) == 0;
 	int r = signal_each(s, sig, false, frozen, false);
-	runx_cgroup_freeze(&s->cg, false, 0);
+	runx_cgroup_freeze(CG(s), false, 0);
 	return r;
 }
 
@@ -299,9 +331,9 @@ static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, count);
-	bool frozen = runx_cgroup_freeze(&s->cg, true, FREEZE_WAIT_NS) == 0;
+	bool frozen = runx_cgroup_freeze(CG(s), true, FREEZE_WAIT_NS) == 0;
 	int r = signal_each(s, sig, false, frozen, sig != SIGCONT);
-	runx_cgroup_freeze(&s->cg, false, 0);
+	runx_cgroup_freeze(CG(s), false, 0);
 	return r;
 }
 
@@ -322,13 +354,13 @@ static int cgroup_kill(struct runx_scope *s)
 /* cgroup.events: POLLPRI when "populated" changes. */
 static int cgroup_event_fd(const struct runx_scope *s)
 {
-	return s->has_cgroup ? s->cg.events_fd : -1;
+	return HAS_CG(s) ? CG(s)->events_fd : -1;
 }
 
 /* "cgroup /sys/fs/cgroup/.../runx-..." */
 static void cgroup_describe(const struct runx_scope *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "cgroup %s", s->cg.path);
+	snprintf(buf, size, "cgroup %s", s->priv != NULL ? CG(s)->path : "");
 }
 
 /* Empties (if needed) and removes the job's cgroup. */
@@ -336,9 +368,10 @@ static int cgroup_release(struct runx_scope *s)
 {
 	int r = 0;
 
-	if (s->has_cgroup)
-		r = runx_cgroup_remove(&s->cg, RELEASE_KILL_WAIT_NS);
-	s->has_cgroup = false;
+	if (HAS_CG(s))
+		r = runx_cgroup_remove(CG(s), RELEASE_KILL_WAIT_NS);
+	free(s->priv);
+	s->priv = NULL;
 	runx_pidset_free(&s->reached);
 	return r;
 }
@@ -346,6 +379,8 @@ static int cgroup_release(struct runx_scope *s)
 const struct runx_scope_ops runx_scope_cgroup_ops = {
     .kind = RUNX_SCOPE_CGROUP,
     .prepare = cgroup_prepare,
+    .launch = cgroup_launch,
+    .usage = cgroup_usage,
     .signal = cgroup_signal,
     .stop_signal = cgroup_stop_signal,
     .newcomers = cgroup_newcomers,

@@ -10,9 +10,12 @@
 #include "scope_impl.h"
 
 /* Nothing to set up: the pidfd comes with the launch. */
-static int child_prepare(struct runx_scope *s, char *err, size_t errsize)
+static int child_prepare(struct runx_scope *s,
+			 const struct runx_cgroup_limits *limits, char *err,
+			 size_t errsize)
 {
 	(void)s;
+	(void)limits;
 	(void)err;
 	(void)errsize;
 	return 0;

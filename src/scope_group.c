@@ -15,8 +15,11 @@
 #include "scope_impl.h"
 
 /* Nothing to set up: the launch makes the new session. */
-static int group_prepare(struct runx_scope *s, char *err, size_t errsize)
+static int group_prepare(struct runx_scope *s,
+			 const struct runx_cgroup_limits *limits, char *err,
+			 size_t errsize)
 {
+	(void)limits;
 	s->stop_tick = 0;
 	(void)err;
 	(void)errsize;

@@ -24,13 +24,28 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "pidns.h"
 #include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
+
+/* The scope's own state (struct runx_scope.priv). */
+struct runx_pidns {
+	bool new_user; /* a user namespace too (runx is not root) */
+	int status_rd; /* status pipe, read end (O_NONBLOCK), or -1 */
+	int status_wr; /* write end, for the init only; -1 after launch */
+	bool have;     /* status read */
+	bool eof;      /* the init closed the pipe (or status read) */
+	struct runx_pidns_status status;
+};
+
+/* The pidns state of s. */
+#define NS(s) ((struct runx_pidns *)(s)->priv)
 
 /* capget(2)'s structures (<linux/capability.h>, which musl lacks). */
 struct cap_header {
@@ -61,12 +76,20 @@ static bool have_sys_admin(void)
  * CAP_SYS_ADMIN (not root, or root in a container without it) the init
  * gets a user namespace too.
  */
-static int pidns_prepare(struct runx_scope *s, char *err, size_t errsize)
+static int pidns_prepare(struct runx_scope *s,
+			 const struct runx_cgroup_limits *limits, char *err,
+			 size_t errsize)
 {
+	struct runx_pidns *ns = calloc(1, sizeof(*ns));
 	int fds[2];
 
-	s->ns.new_user = geteuid() != 0 || !have_sys_admin();
-	int r = runx_pidns_probe(s->ns.new_user, err, errsize);
+	(void)limits;
+	if (ns == NULL)
+		return -ENOMEM;
+	ns->status_rd = ns->status_wr = -1;
+	s->priv = ns;
+	ns->new_user = geteuid() != 0 || !have_sys_admin();
+	int r = runx_pidns_probe(ns->new_user, err, errsize);
 	if (r < 0)
 		return r;
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -75,17 +98,32 @@ static int pidns_prepare(struct runx_scope *s, char *err, size_t errsize)
 			 strerror(-r));
 		return r;
 	}
-	s->ns.status_rd = fds[0];
-	s->ns.status_wr = fds[1];
+	ns->status_rd = fds[0];
+	ns->status_wr = fds[1];
 	return 0;
 }
 
 /* The launch is over: only the init keeps the status pipe's write end. */
 static void pidns_adopted(struct runx_scope *s)
 {
-	if (s->ns.status_wr >= 0)
-		close(s->ns.status_wr);
-	s->ns.status_wr = -1;
+	if (NS(s)->status_wr >= 0)
+		close(NS(s)->status_wr);
+	NS(s)->status_wr = -1;
+}
+
+/* The command under runx's init, in a new PID namespace (pidns.h). */
+static int pidns_launch(struct runx_scope *s, struct runx_launch_request *req,
+			struct runx_launched *out)
+{
+	return runx_pidns_launch(req, NS(s)->new_user, NS(s)->status_wr, out);
+}
+
+/* The command: the init's only child, on runx's side of the namespace. */
+static pid_t pidns_command_pid(const struct runx_scope *s)
+{
+	pid_t cmd = runx_proc_first_child(s->child);
+
+	return cmd > 0 ? cmd : 0;
 }
 
 /* True if the /proc/PID/stat below procfd shows a live process. */
@@ -342,18 +380,16 @@ static void read_status(struct runx_pidns *ns)
 /* The status pipe, until the message or its EOF was read. */
 static int pidns_command_fd(const struct runx_scope *s)
 {
-	return s->ns.have || s->ns.eof ? -1 : s->ns.status_rd;
+	return NS(s)->have || NS(s)->eof ? -1 : NS(s)->status_rd;
 }
 
 /* The command ended and leftovers run on: its status. */
-static bool pidns_command_ended(struct runx_scope *s, int *status,
-				struct rusage *ru)
+static bool pidns_command_ended(struct runx_scope *s, int *status)
 {
-	read_status(&s->ns);
-	if (!s->ns.have || s->ns.status.alone)
+	read_status(NS(s));
+	if (!NS(s)->have || NS(s)->status.alone)
 		return false;
-	*status = s->ns.status.wait_status;
-	*ru = s->ns.status.rusage;
+	*status = NS(s)->status.wait_status;
 	return true;
 }
 
@@ -362,23 +398,24 @@ static bool pidns_command_ended(struct runx_scope *s, int *status,
  * that died before the command was reaped (runx's SIGKILL) took the
  * command with it: its own SIGKILL status is the command's then.
  */
-static void pidns_child_reaped(struct runx_scope *s, int *status,
-			       struct rusage *ru)
+static void pidns_child_reaped(struct runx_scope *s, int *status)
 {
-	read_status(&s->ns);
-	if (!s->ns.have)
+	read_status(NS(s));
+	if (!NS(s)->have)
 		return;
-	*status = s->ns.status.wait_status;
-	*ru = s->ns.status.rusage;
+	*status = NS(s)->status.wait_status;
 }
 
 /* Closes the status pipe. */
 static int pidns_release(struct runx_scope *s)
 {
-	pidns_adopted(s);
-	if (s->ns.status_rd >= 0)
-		close(s->ns.status_rd);
-	s->ns.status_rd = -1;
+	if (s->priv != NULL) {
+		pidns_adopted(s);
+		if (NS(s)->status_rd >= 0)
+			close(NS(s)->status_rd);
+		free(s->priv);
+		s->priv = NULL;
+	}
 	runx_pidset_free(&s->reached);
 	return 0;
 }
@@ -386,6 +423,8 @@ static int pidns_release(struct runx_scope *s)
 const struct runx_scope_ops runx_scope_pidns_ops = {
     .kind = RUNX_SCOPE_PIDNS,
     .prepare = pidns_prepare,
+    .launch = pidns_launch,
+    .command_pid = pidns_command_pid,
     .signal = pidns_signal,
     .stop_signal = pidns_stop_signal,
     .newcomers = pidns_newcomers,

@@ -191,8 +191,11 @@ static bool has_children(void)
 }
 
 /* Becomes a child subreaper; refuses a /proc of another pid namespace. */
-static int tree_prepare(struct runx_scope *s, char *err, size_t errsize)
+static int tree_prepare(struct runx_scope *s,
+			const struct runx_cgroup_limits *limits, char *err,
+			size_t errsize)
 {
+	(void)limits;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 		int e = errno;
 		snprintf(err, errsize, "cannot become a child subreaper: %s",

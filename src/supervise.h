@@ -52,17 +52,6 @@ struct runx_supervisor {
 	}
 
 /*
- * Blocks every signal runx handles (HUP INT QUIT TERM USR1 USR2 ALRM WINCH
- * CONT CHLD and SIGRTMIN..SIGRTMAX) and SIGPIPE, so they queue for the
- * signalfd instead of acting, from the first instruction of main() on;
- * stores the mask runx started with in *orig (the command gets it back).
- * Resets an inherited SIG_IGN of SIGCHLD to SIG_DFL, since with SIG_IGN the
- * kernel reaps children itself and no exit status could be read
- * (sigaction(2), "SA_NOCLDWAIT").  Returns 0 or -errno.
- */
-int runx_signals_block(sigset_t *orig);
-
-/*
  * Opens the supervisor's signalfd and timerfds (O_CLOEXEC|O_NONBLOCK, all
  * owned by *sup until runx_supervisor_close).  Returns 0, or -errno
  * (EMFILE, ENFILE, ENOMEM) with nothing left open.
@@ -71,9 +60,6 @@ int runx_supervisor_open(struct runx_supervisor *sup);
 
 /* Closes what runx_supervisor_open opened (safe on a closed one). */
 void runx_supervisor_close(struct runx_supervisor *sup);
-
-/* CLOCK_MONOTONIC now, in nanoseconds. */
-int64_t runx_now_ns(void);
 
 /*
  * Supervises the launched command (res->pid, its pidfd, owned by the
@@ -89,9 +75,5 @@ int64_t runx_now_ns(void);
 int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 		   struct runx_scope *scope, int pidfd,
 		   struct runx_relay *relay, struct runx_result *res);
-
-/* runx's exit status for a result: 124, 128+N or the command's status. */
-int runx_exit_status(const struct runx_options *opts,
-		     const struct runx_result *res);
 
 #endif

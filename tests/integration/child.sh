@@ -58,15 +58,30 @@ assert_ne "--foreground: the command does not lead a process group" "$cpid" "$cp
 assert_eq "--foreground: runx is in the test shell's process group" \
 	"$(stat_field $$ 5)" "$rpgrp"
 
-# --foreground implies the child scope: a grandchild survives the deadline.
+# --foreground implies the tree scope: a background grandchild that
+# ignores SIGTERM is stopped too, so $(...) returns at the deadline plus
+# the grace period instead of waiting for it (SPEC, --foreground).
 new_marker m
 new_marker g
-runx_bg --foreground -t 1 -k 1 -- sh -c "sleep $g & exec sleep $m"
+runx_bg --foreground -t 1 -k 1 -- sh -c "(trap '' TERM; exec sleep $g) & exec sleep $m"
 wait_marked "$g" 1 || true
 wait_pid_exit "$RUNX_PID" 40
 assert_eq "--foreground: deadline gives 124" 124 "$WAIT_STATUS"
 assert_dead "--foreground: the direct child is dead" "$m"
-assert_eq "--foreground: the grandchild survives (child scope)" 1 "$(marked_count "$g")"
+assert_dead "--foreground: the grandchild is dead too (tree scope)" "$g"
+x=$( { time -p runx --foreground -t 1 -k 1 -- sh -c "(trap '' TERM; sleep 30) & sleep 30" >/dev/null; } 2>&1 | awk '/^real/ { print ($2 < 15) ? "returned" : "late " $2 }')
+assert_eq "--foreground in \$(...): returns at the deadline and grace, not 30 s later" returned "$x"
+
+# --foreground --kill-scope=child keeps the child scope: the grandchild
+# survives the deadline (documented).
+new_marker m
+new_marker g
+runx_bg --foreground --kill-scope=child -t 1 -k 1 -- sh -c "sleep $g & exec sleep $m"
+wait_marked "$g" 1 || true
+wait_pid_exit "$RUNX_PID" 40
+assert_eq "--foreground --kill-scope=child: deadline gives 124" 124 "$WAIT_STATUS"
+assert_dead "--foreground --kill-scope=child: the direct child is dead" "$m"
+assert_eq "--foreground --kill-scope=child: the grandchild survives" 1 "$(marked_count "$g")"
 kill_marked "$m" "$g"
 
 new_marker m
@@ -79,9 +94,11 @@ assert_eq "--foreground --kill-scope=group: 125" 125 \
 	"$(st runx --foreground --kill-scope=group -- touch "$TMPD/started" 2>/dev/null)"
 assert_eq "--wait-all --kill-scope=child: 125" 125 \
 	"$(st runx --wait-all --kill-scope=child -- touch "$TMPD/started" 2>/dev/null)"
-assert_eq "--wait-all --foreground: 125" 125 \
-	"$(st runx --wait-all --foreground -- touch "$TMPD/started" 2>/dev/null)"
+assert_eq "--foreground --kill-scope=pidns: 125" 125 \
+	"$(st runx --foreground --kill-scope=pidns -- touch "$TMPD/started" 2>/dev/null)"
 assert_false "rejected combinations: nothing started" test -e "$TMPD/started"
+assert_eq "--wait-all --foreground (tree scope) is fine" 0 \
+	"$(st runx --wait-all --foreground -- true)"
 assert_eq "--foreground --kill-scope=child is fine" 0 \
 	"$(st runx --foreground --kill-scope=child -- true)"
 

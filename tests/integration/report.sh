@@ -674,21 +674,29 @@ for um in 022 027 077 000; do
 done
 
 # --- unwritable report path ---------------------------------------------------------------------
+# Found before the command starts: 125, one line naming the file, and
+# nothing started (SPEC, Reporting).
 rep=$TMPD/missing-dir/report.json
-s=$(st runx --report="$rep" -- sh -c 'exit 3' 2>"$TMPD/unwritable.err")
-assert_eq "unwritable report: exit status unchanged (3)" 3 "$s"
-assert_match "unwritable report: a message names the file and the reason" \
-	"report.*'$rep'.*No such file or directory" "$(cat "$TMPD/unwritable.err")"
+rm -f "$TMPD/started"
+s=$(st runx --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/unwritable.err")
+assert_eq "unwritable report: 125" 125 "$s"
+assert_eq "unwritable report: one line naming the file and the reason" \
+	"runx: cannot write the report '$rep': No such file or directory" "$(cat "$TMPD/unwritable.err")"
+assert_false "unwritable report: nothing started" test -e "$TMPD/started"
 assert_false "unwritable report: nothing created" test -e "$TMPD/missing-dir"
-s=$(st runx --report="$rep" -- true 2>/dev/null)
-assert_eq "unwritable report: exit status 0 stays 0" 0 "$s"
+touch "$TMPD/plainfile"
+s=$(st runx --report="$TMPD/plainfile/r.json" -- touch "$TMPD/started" 2>"$TMPD/notdir.err")
+assert_eq "report in a file, not a directory: 125" 125 "$s"
+assert_match "report in a file, not a directory: says so" "Not a directory" "$(cat "$TMPD/notdir.err")"
+assert_false "report in a file, not a directory: nothing started" test -e "$TMPD/started"
 
-# the report path is a directory: rename fails; the temp file is removed
+# the report path is a directory: 125 before anything starts
 d=$TMPD/isdir
 mkdir -p "$d/report.json"
-s=$(st runx --report="$d/report.json" -- sh -c 'exit 2' 2>"$TMPD/isdir.err")
-assert_eq "report path is a directory: exit status unchanged (2)" 2 "$s"
-assert_match "report path is a directory: message" "report.*$d/report.json" "$(cat "$TMPD/isdir.err")"
+s=$(st runx --report="$d/report.json" -- touch "$TMPD/started" 2>"$TMPD/isdir.err")
+assert_eq "report path is a directory: 125" 125 "$s"
+assert_match "report path is a directory: message" "report '$d/report.json': Is a directory" "$(cat "$TMPD/isdir.err")"
+assert_false "report path is a directory: nothing started" test -e "$TMPD/started"
 assert_eq "report path is a directory: no temp file left" "report.json" "$(cd "$d" && echo *)"
 
 # --- rusage ------------------------------------------------------------------------------------

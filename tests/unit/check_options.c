@@ -222,7 +222,7 @@ enum field {
 	F_SIGNAL,
 	F_PRESERVE,
 	F_SCOPE,
-	F_FOREGROUND, /* also sets scope to child */
+	F_FOREGROUND, /* the scope it implies is the plan's (check_plan) */
 	F_WAIT_ALL,
 	F_LAUNCH,
 	F_CLOSE_FDS,
@@ -235,7 +235,7 @@ enum field {
 	F_REPORT,
 	F_STOP_SIGNALS, /* value: bit N-1 for signal N */
 	F_FG_IN_SCOPE,	/* --foreground with tree or cgroup: scope stays */
-	F_MEMORY,	/* these three also set scope to cgroup */
+	F_MEMORY,	/* the cgroup scope they imply: check_plan */
 	F_PIDS,
 	F_CPU, /* value: the quota in us; the period is 100000 */
 };
@@ -272,7 +272,6 @@ static void apply(struct runx_options *o, const struct change *c)
 		break;
 	case F_FOREGROUND:
 		o->foreground = true;
-		o->scope = RUNX_SCOPE_CHILD;
 		break;
 	case F_WAIT_ALL:
 		o->wait_all = true;
@@ -315,16 +314,13 @@ static void apply(struct runx_options *o, const struct change *c)
 		break;
 	case F_MEMORY:
 		o->memory_max = c->value;
-		o->scope = RUNX_SCOPE_CGROUP;
 		break;
 	case F_PIDS:
 		o->pids_max = c->value;
-		o->scope = RUNX_SCOPE_CGROUP;
 		break;
 	case F_CPU:
 		o->cpu_max_quota_us = c->value;
 		o->cpu_max_period_us = 100000;
-		o->scope = RUNX_SCOPE_CGROUP;
 		break;
 	}
 }
@@ -339,8 +335,9 @@ struct option_case {
 	int nchanges;
 };
 
-#define ONE(f, v)  {{(f), (v), NULL}}, 1
-#define PATH(f, p) {{(f), 0, (p)}}, 1
+#define ONE(f, v)	{{(f), (v), NULL}}, 1
+#define PATH(f, p)	{{(f), 0, (p)}}, 1
+#define TWO(f, v, g, w) {{(f), (v), NULL}, {(g), (w), NULL}}, 2
 
 static const struct option_case option_cases[] = {
     /* -t, --timeout */
@@ -386,10 +383,12 @@ static const struct option_case option_cases[] = {
     {{"--kill-group"}, ONE(F_SCOPE, RUNX_SCOPE_GROUP)},
     {{"-C"}, ONE(F_SCOPE, RUNX_SCOPE_CGROUP)},
     {{"--kill-cgroup"}, ONE(F_SCOPE, RUNX_SCOPE_CGROUP)},
-    /* --foreground implies child */
+    /* --foreground (the scope it implies: check_plan) */
     {{"--foreground"}, ONE(F_FOREGROUND, 1)},
-    {{"--foreground", "--kill-scope=child"}, ONE(F_FOREGROUND, 1)},
-    {{"--kill-scope=child", "--foreground"}, ONE(F_FOREGROUND, 1)},
+    {{"--foreground", "--kill-scope=child"},
+     TWO(F_FOREGROUND, 1, F_SCOPE, RUNX_SCOPE_CHILD)},
+    {{"--kill-scope=child", "--foreground"},
+     TWO(F_FOREGROUND, 1, F_SCOPE, RUNX_SCOPE_CHILD)},
     /* --foreground with a scope that needs no new session */
     {{"--kill-scope=tree", "--foreground"},
      {{F_FG_IN_SCOPE, 1, NULL}, {F_SCOPE, RUNX_SCOPE_TREE, NULL}},
@@ -446,8 +445,10 @@ static const struct option_case option_cases[] = {
     {{"--memory-max=9223372036854775807"}, ONE(F_MEMORY, INT64_MAX)},
     {{"--memory-max=8388607T"},
      ONE(F_MEMORY, INT64_C(8388607) << 40)}, /* the largest in T */
-    {{"--memory-max=1M", "-C"}, ONE(F_MEMORY, 1 << 20)},
-    {{"--kill-scope=cgroup", "--memory-max=1M"}, ONE(F_MEMORY, 1 << 20)},
+    {{"--memory-max=1M", "-C"},
+     TWO(F_MEMORY, 1 << 20, F_SCOPE, RUNX_SCOPE_CGROUP)},
+    {{"--kill-scope=cgroup", "--memory-max=1M"},
+     TWO(F_MEMORY, 1 << 20, F_SCOPE, RUNX_SCOPE_CGROUP)},
     /* --pids-max */
     {{"--pids-max=1"}, ONE(F_PIDS, 1)},
     {{"--pids-max", "8"}, ONE(F_PIDS, 8)},
@@ -590,7 +591,7 @@ static const struct option_case last_wins_cases[] = {
     {{"-G", "--kill-scope=tree"}, ONE(F_SCOPE, RUNX_SCOPE_TREE)},
     {{"-C", "--kill-scope=child"}, ONE(F_SCOPE, RUNX_SCOPE_CHILD)},
     {{"--kill-scope=group", "--kill-scope=child", "--foreground"},
-     ONE(F_FOREGROUND, 1)},
+     TWO(F_FOREGROUND, 1, F_SCOPE, RUNX_SCOPE_CHILD)},
     {{"--launch=fork", "--launch=vfork"}, ONE(F_LAUNCH, RUNX_LAUNCH_VFORK)},
     {{"-i", "a", "--stdin=b"}, PATH(F_STDIN, "b")},
     {{"-o", "a", "-o", "b"}, PATH(F_STDOUT, "b")},
@@ -702,11 +703,6 @@ static const struct {
     {{"--launch=default", "cmd"}, {"'default'", "launch"}},
     {{"--launch=", "cmd"}, {"''", "launch"}},
     {{"--launch", "posix-spawn", "cmd"}, {"'posix-spawn'", "launch"}},
-    /* combinations */
-    {{"--foreground", "--kill-scope=group", "cmd"}, {"--foreground", "group"}},
-    {{"--foreground", "-G", "cmd"}, {"--foreground", "group"}},
-    {{"--foreground", "--kill-scope=pidns", "cmd"}, {"--foreground", "pidns"}},
-    {{"--kill-scope=group", "--foreground", "cmd"}, {"--foreground", "group"}},
     /* --stop-signals: empty list or item, unknown, 0, KILL, STOP, ones
      * runx does not catch */
     {{"--stop-signals=", "cmd"}, {"--stop-signals", "at least one"}},
@@ -784,24 +780,6 @@ static const struct {
     {{"--cpu-max=1000000.5", "cmd"}, {"'1000000.5'", "1000000 CPUs"}},
     {{"--cpu-max=1000001", "cmd"}, {"'1000001'", "1000000 CPUs"}},
     {{"--cpu-max=99999999999999999999999", "cmd"}, {"1000000 CPUs", NULL}},
-    /* a limit with an explicit other scope */
-    {{"--memory-max=1M", "--kill-scope=tree", "cmd"}, {"--memory-max", "tree"}},
-    {{"--kill-scope=group", "--pids-max=5", "cmd"}, {"--pids-max", "group"}},
-    {{"-G", "--cpu-max=1", "cmd"}, {"--cpu-max", "group"}},
-    {{"--cpu-max=1", "--kill-scope=auto", "cmd"}, {"--cpu-max", "auto"}},
-    {{"--cpu-max=1", "--kill-scope=child", "cmd"}, {"--cpu-max", "child"}},
-    {{"--pids-max=5", "--kill-scope=pidns", "cmd"}, {"--pids-max", "pidns"}},
-    {{"--pids-max=5", "--memory-max=1M", "--kill-scope=tree", "cmd"},
-     {"--pids-max", "tree"}},
-    {{"-C", "--pids-max=5", "--kill-scope=tree", "cmd"},
-     {"--pids-max", "tree"}}, /* the last scope given counts */
-    {{"--foreground", "--kill-scope=auto", "cmd"}, {"--foreground", "auto"}},
-    {{"--wait-all", "--kill-scope=child", "cmd"}, {"--wait-all", "child"}},
-    {{"--kill-scope=child", "--wait-all", "cmd"}, {"--wait-all", "child"}},
-    {{"--wait-all", "--foreground", "cmd"}, {"--wait-all", NULL}},
-    {{"-m", "-e", "err.log", "cmd"}, {"err.log", "--merge"}},
-    {{"--stderr=x.log", "--merge", "cmd"}, {"x.log", "--merge"}},
-    {{"-me", "e.log", "cmd"}, {"e.log", "--merge"}},
     /* no command */
     {{NULL}, {"missing command", NULL}},
     {{"-t", "5"}, {"missing command", NULL}},
@@ -880,9 +858,6 @@ static const struct {
      "invalid value '0' for --pids-max (a whole number from 1 to 4194304)"},
     {{"--cpu-max=0", "cmd"},
      "invalid value '0' for --cpu-max (must be more than 0)"},
-    {{"--memory-max=1M", "-G", "cmd"},
-     "--memory-max sets a limit on the job's cgroup; it cannot be combined "
-     "with --kill-scope=group"},
     /* control characters in values are escaped: no forged second line */
     {{"-t", "1\nrunx: injected", "cmd"},
      "invalid duration '1\\nrunx: injected' for --timeout"},
@@ -897,8 +872,6 @@ static const struct {
      "invalid signal '\\x7f' in --stop-signals"},
     {{"--bogus\n", "cmd"}, "unknown option '--bogus\\n'"},
     {{"-\n", "cmd"}, "unknown option '-\\n'"},
-    {{"-m", "-e", "a\nb", "cmd"},
-     "--merge and --stderr='a\\nb' both say where standard error goes"},
 };
 
 START_TEST(error_messages_have_the_decided_format)

@@ -1,5 +1,5 @@
 /*
- * runx_rfc3339 (report.c): the report's RFC 3339 UTC times, counted out
+ * runx_rfc3339 (clock.c): the report's RFC 3339 UTC times, counted out
  * without gmtime(3), against the C library's gmtime_r + strftime.
  */
 #include "config.h"
@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "common.h"
-#include "report.h"
+#include "clock.h"
 
 /* The C library's rendering of ts, the oracle. */
 static void libc_rfc3339(const struct timespec *ts, char *buf, size_t size)
@@ -70,7 +70,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("report_time");
+	Suite *s = suite_create("clock");
 	TCase *tc = tcase_create("rfc3339");
 
 	tcase_add_test(tc, every_day_of_three_centuries_matches_gmtime);

@@ -1,0 +1,190 @@
+/*
+ * The init of --kill-scope=pidns: PID 1 of the job's namespace, runx's
+ * own code in the clone(2) that pidns.c makes.  It waits for runx, makes
+ * its namespace private with a /proc of its own, starts the command with
+ * the chosen backend (launch.h), then forwards signals from outside to the
+ * whole namespace, reaps, and tells runx how the command ended.
+ */
+#include "config.h"
+
+#include "pidns_init.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "syscalls.h"
+
+/* close_range(2) of lo..hi (Linux 5.9), else one close(2) per fd. */
+static void close_fds(unsigned int lo, unsigned int hi)
+{
+	struct rlimit rl;
+	long max = 1024;
+
+	if (lo > hi || runx_close_range(lo, hi, 0) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		max = (long)rl.rlim_cur;
+	for (long fd = lo; fd <= (long)hi && fd < max; fd++)
+		close((int)fd);
+}
+/* Closes every fd above 2 but keep1 and keep2 (both above 2). */
+static void close_all_but(int keep1, int keep2)
+{
+	unsigned int lo = (unsigned)(keep1 < keep2 ? keep1 : keep2);
+	unsigned int hi = (unsigned)(keep1 < keep2 ? keep2 : keep1);
+
+	if (lo > 3)
+		close_fds(3, lo - 1);
+	if (hi > lo + 1)
+		close_fds(lo + 1, hi - 1);
+	close_fds(hi + 1, ~0U);
+}
+/*
+ * The init, first: PR_SET_PDEATHSIG SIGKILL, then wait until runx wrote
+ * the id maps.  A runx that died before the prctl is seen as EOF on the
+ * sync socket, or as POLLHUP after its byte (runx closes its end only
+ * once the init has reported): getppid(2) cannot tell, it is 0 in the
+ * namespace whoever the parent is.
+ */
+static int init_wait_for_runx(int sync)
+{
+	struct pollfd p = {.fd = sync, .events = POLLIN};
+	char go;
+	ssize_t n;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return STEP_PDEATHSIG;
+	do
+		n = read(sync, &go, 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return STEP_SYNC;
+	if (n == 0 || (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP))) {
+		errno = ESRCH;
+		return STEP_ORPHAN;
+	}
+	return STEP_NONE;
+}
+/*
+ * The init's namespace: a session of its own (no terminal, so a Ctrl-C
+ * reaches runx only, which forwards it once), mounts private so nothing
+ * propagates back to runx's mount namespace, and a /proc that lists only
+ * the job (mount(2), proc(5)).
+ */
+static int init_namespace(void)
+{
+	if (setsid() < 0)
+		return STEP_SETSID;
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return STEP_PRIVATE;
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		return STEP_PROC;
+	return STEP_NONE;
+}
+/*
+ * The init's signalfd: every signal runx blocked for itself (the signals
+ * it forwards, and SIGCHLD) but SIGPIPE, which stays blocked and unread.
+ */
+static int init_signalfd(void)
+{
+	sigset_t set;
+
+	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0)
+		return -1;
+	sigdelset(&set, SIGPIPE);
+	sigaddset(&set, SIGCHLD);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+/* Reaps every child; true when none is left (ECHILD: the ns is empty). */
+static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (pid == command) {
+			*ended = true;
+			st->wait_status = status;
+		}
+	return pid < 0 && errno == ECHILD;
+}
+/*
+ * The init's life once the command runs: forwards to every process of the
+ * namespace each signal that came from outside it (ssi_pid 0: runx, or the
+ * kernel; a process inside signalling PID 1 is ignored, as the kernel
+ * ignores it for an init without handlers), reaps every orphan, tells runx
+ * how the command ended, and exits once it ended and nothing is left.
+ */
+static void __attribute__((noreturn))
+init_loop(int sigfd, int status_fd, pid_t command)
+{
+	struct runx_pidns_status st;
+	bool ended = false, told = false;
+
+	memset(&st, 0, sizeof(st));
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sigfd, &si, sizeof(si));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(si)) {
+			kill(-1, SIGKILL); /* cannot go on: end the job */
+			_exit(125);
+		}
+		if (si.ssi_signo != SIGCHLD) {
+			if (si.ssi_pid == 0)
+				kill(-1, (int)si.ssi_signo);
+			continue;
+		}
+		bool empty = init_reap(command, &ended, &st);
+		if (ended && !told) {
+			st.alone = empty;
+			(void)!write(status_fd, &st, sizeof(st));
+			told = true;
+		}
+		if (ended && empty)
+			_exit(0);
+	}
+}
+/* The init: set-up, the command, the report to runx, then the loop. */
+void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
+			  int sync)
+{
+	struct init_report rep = {STEP_NONE, 0, 0};
+	struct runx_launch_request inner = *req;
+	struct runx_launched cmd;
+	int sigfd = -1;
+
+	rep.step = init_wait_for_runx(sync);
+	if (rep.step == STEP_NONE)
+		rep.step = init_namespace();
+	if (rep.step == STEP_NONE && (sigfd = init_signalfd()) < 0)
+		rep.step = STEP_SIGNALFD;
+	rep.err = errno;
+	if (rep.step == STEP_NONE) {
+		inner.parent = getpid(); /* 1 */
+		int r = runx_launch(&inner, &cmd);
+		rep.step = r < 0		 ? STEP_LAUNCH
+			   : cmd.exec_errno != 0 ? STEP_EXEC
+						 : STEP_NONE;
+		rep.err = r < 0 ? -r : cmd.exec_errno;
+		rep.pid = cmd.pid;
+	}
+	(void)!write(sync, &rep, sizeof(rep));
+	if (rep.step != STEP_NONE)
+		_exit(127);
+	close_all_but(sigfd, status_fd);
+	init_loop(sigfd, status_fd, cmd.pid);
+}

@@ -1,0 +1,56 @@
+/* Sets of process incarnations (pid and start time), indexed by pid. */
+#ifndef RUNX_PIDSET_H
+#define RUNX_PIDSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * A set of processes, each one incarnation: pid and start time.  A stop's
+ * scopes remember in one the processes a catchable signal reached, and
+ * whether it reached them while they were still an unexec'd copy of their
+ * parent (see runx_is_signalled_copy(), runx_reach_again()).
+ */
+struct runx_pidset_entry {
+	pid_t pid;
+	unsigned long long start_time; /* /proc/PID/stat field 22, or 0 */
+	unsigned long long start_stack, arg_start; /* the image then */
+	bool fork_copy; /* signalled between fork(2) and execve(2) */
+};
+
+struct runx_pidset {
+	struct runx_pidset_entry *v;
+	size_t n, cap;
+	size_t *slot;  /* hash index by pid: entry number + 1, 0 = free */
+	size_t nslots; /* a power of two, at least twice n (or 0) */
+};
+
+struct runx_proc_stat;
+
+/* This incarnation (pid and start time) of p in set, or NULL. */
+struct runx_pidset_entry *runx_pidset_find(const struct runx_pidset *set,
+					   const struct runx_proc_stat *p);
+
+/* True if set holds this incarnation (pid and start time) of p. */
+bool runx_pidset_has(const struct runx_pidset *set,
+		     const struct runx_proc_stat *p);
+
+/*
+ * Adds p to set (fork_copy: a signal reaches it before its execve(2));
+ * 0 or -ENOMEM.
+ */
+int runx_pidset_add(struct runx_pidset *set, const struct runx_proc_stat *p,
+		    bool fork_copy);
+
+/*
+ * Adds p to set, or, if set holds this incarnation already, records its
+ * image and fork_copy mark anew (a signal reached it again); 0 or -ENOMEM.
+ */
+int runx_pidset_remember(struct runx_pidset *set,
+			 const struct runx_proc_stat *p, bool fork_copy);
+
+/* Frees the set's memory and empties it. */
+void runx_pidset_free(struct runx_pidset *set);
+
+#endif

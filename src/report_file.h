@@ -1,0 +1,31 @@
+/* Delivering a report's text to where --report=FILE says (runx(1)). */
+#ifndef RUNX_REPORT_FILE_H
+#define RUNX_REPORT_FILE_H
+
+#include <stddef.h>
+
+/*
+ * Writes text (len bytes) to path: "-" means fd 2; a path that exists and
+ * is no regular file (a symlink, a device, a FIFO: lstat(2)) is written
+ * through, as a shell's > would (a FIFO's reader is waited for 5 s at
+ * most, one that is missing is -ENXIO); else a temporary file in the same
+ * directory, fsync(2)ed and renamed over path, so readers never see a
+ * partial report (rename(2)).  A full pipe on fd 2 is waited for, 5 s at
+ * most (-EAGAIN then).  Returns 0 or -errno (the temporary file is
+ * removed on failure).
+ */
+int runx_report_deliver(const char *path, const char *text, size_t len);
+
+/*
+ * Whether runx_report_deliver() can be expected to write path, checked
+ * before the command starts (runx(1), REPORTING): "-" always; a directory
+ * is -EISDIR; a path that exists and is no regular file must be writable
+ * (access(2)); else its directory must exist (-ENOENT, -ENOTDIR) and be
+ * writable and searchable (-EACCES, -EROFS), since the report is a
+ * temporary file renamed over path.  What only the write can tell (a full
+ * disk, a FIFO without a reader) is still reported after the run.
+ * Returns 0 or -errno; writes nothing.
+ */
+int runx_report_check(const char *path);
+
+#endif

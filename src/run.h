@@ -1,0 +1,49 @@
+/*
+ * A run: the plan carried out as a loop of attempts (attempt.h).  The run
+ * owns what lives across attempts: the plan, the redirect files (opened
+ * once), the supervisor's signalfd and timers, and the report, written
+ * once at the end.  An attempt starts only after the one before it has
+ * released its scope, verified empty.
+ */
+#ifndef RUNX_RUN_H
+#define RUNX_RUN_H
+
+#include <signal.h>
+
+#include "attempt.h"
+#include "options.h"
+#include "plan.h"
+#include "redirect.h"
+#include "supervise.h"
+
+struct runx_run {
+	const struct runx_options *opts; /* read by the plan only */
+	const sigset_t *orig_mask;	 /* the mask runx started with */
+	struct runx_plan plan;
+	struct runx_stdio stdio;     /* the redirect files */
+	struct runx_supervisor sup;  /* signalfd and timers */
+	struct runx_attempt attempt; /* the current (at the end: last) one */
+	int attempts;		     /* attempts started */
+};
+
+/* Empties *run for the options opts (nothing open yet); borrows both. */
+void runx_run_init(struct runx_run *run, const struct runx_options *opts,
+		   const sigset_t *orig_mask);
+
+/*
+ * Plans the run, acquires what lives across attempts, runs the attempts
+ * (one, today: plan.attempts.max), releases everything, and writes the
+ * report (--report).  Returns runx's exit status: 125 when the plan or the
+ * set-up failed (a one-line message on stderr; nothing was started),
+ * 126/127 when the command cannot run, else the last attempt's
+ * (exit_status.h).
+ */
+int runx_run(struct runx_run *run);
+
+/*
+ * N if runx's exit status stands for the command's death by signal N, so
+ * that runx ends by that signal itself (runx(1), EXIT STATUS), else 0.
+ */
+int runx_run_death_signal(const struct runx_run *run);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * What the scope kinds share to signal processes safely: a pid listed from
+ * /proc or cgroup.procs is signalled only through a pidfd that pins the
+ * same incarnation (or right after re-checking it), so a reused pid is
+ * never hit; the newcomer rules of a stop; the census helpers.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "scope_impl.h"
+#include "syscalls.h"
+
+int runx_reach_again(struct runx_pidset_entry *e,
+		     const struct runx_proc_stat *p, int sig)
+{
+	if (!e->fork_copy || p->start_stack == 0 ||
+	    (p->start_stack == e->start_stack && p->arg_start == e->arg_start))
+		return 0;
+	e->fork_copy = false;
+	e->start_stack = p->start_stack;
+	e->arg_start = p->arg_start;
+	return runx_signal_listed(p, sig, sig != SIGCONT);
+}
+
+int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
+		    unsigned long long stop_tick, int sig,
+		    bool (*member)(const struct runx_proc_stat *st, void *arg),
+		    void *arg)
+{
+	struct runx_pidset_entry *e = runx_pidset_find(set, st);
+
+	if (e != NULL)
+		return runx_reach_again(e, st, sig);
+	if (st->start_time < stop_tick || (member != NULL && !member(st, arg)))
+		return 0;
+	if (runx_pidset_add(set, st, runx_is_signalled_copy(st, sig)) < 0)
+		return -ENOMEM;
+	return runx_signal_listed(st, sig, sig != SIGCONT);
+}
+
+bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig)
+{
+	return !runx_proc_is_dead(st) && runx_proc_may_catch(st, sig) &&
+	       runx_proc_is_fork_copy(st);
+}
+
+void runx_census_found(struct runx_census *c, pid_t pid)
+{
+	c->count++;
+	if (c->pids != NULL && c->npids < c->maxpids)
+		c->pids[c->npids++] = pid;
+	if (c->watch == NULL || c->nwatch >= c->max)
+		return;
+	int fd = runx_pidfd_open(pid, 0);
+	if (fd >= 0)
+		c->watch[c->nwatch++] = fd;
+}
+
+void runx_census_unknown(struct runx_census *c, int error)
+{
+	c->state = RUNX_CENSUS_UNKNOWN;
+	if (c->error == 0)
+		c->error = error;
+}
+
+int runx_scope_signal_child(struct runx_scope *s, int sig)
+{
+	if (s->child_pidfd < 0)
+		return 0;
+	if (runx_pidfd_send_signal(s->child_pidfd, sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return 1;
+}
+
+bool runx_scope_child_alive(const struct runx_scope *s)
+{
+	siginfo_t si;
+
+	if (s->child_pidfd < 0)
+		return false;
+	/* P_PIDFD with WNOWAIT (Linux 5.4): the direct child's state, by
+	 * its pidfd, never by a pid that could have been reused */
+	memset(&si, 0, sizeof(si));
+	if (waitid((idtype_t)P_PIDFD, (id_t)s->child_pidfd, &si,
+		   WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != ECHILD;
+	return si.si_pid == 0;
+}
+
+/*
+ * Re-reads /proc/PID/stat of the process listed as *p into *now: 0 if it
+ * is the same incarnation (start time), -ESRCH if another process has the
+ * pid, or runx_proc_stat()'s -errno (-ENOENT once it is gone).
+ */
+static int recheck(const struct runx_proc_stat *p, struct runx_proc_stat *now)
+{
+	int r = runx_proc_stat(p->pid, now);
+
+	return r == 0 && now->start_time != p->start_time ? -ESRCH : r;
+}
+
+/*
+ * runx_signal_listed() without a pidfd (pidfd_open(2) refused by a seccomp
+ * profile, or ENOMEM): kill(2) right after the start-time re-check.  A
+ * reuse in between would need the pid to wrap within microseconds.
+ * Returns 1, 0 (gone, another process) or error (the re-check failed).
+ */
+static int signal_unpinned(const struct runx_proc_stat *p, int sig,
+			   bool also_cont, int error)
+{
+	struct runx_proc_stat now;
+	int r = recheck(p, &now);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return error;
+	if (runx_proc_is_dead(&now))
+		return 0;
+	if (kill(p->pid, sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (also_cont)
+		kill(p->pid, SIGCONT);
+	return 1;
+}
+
+/* Whether the kernel has PIDFD_GET_INFO (until one ioctl says not). */
+static bool have_pidfd_info = true;
+
+/*
+ * 0 if the process pinned by pidfd is the one listed as *p, or another
+ * descendant in its place: its parent (PIDFD_GET_INFO, one ioctl) is still
+ * p's listed parent, or runx (a child of runx is in the tree; a pid reused
+ * by a child of p's parent is p's sibling, a descendant too).  Else, or
+ * without the ioctl, the start time in /proc/PID/stat decides.  -ESRCH
+ * for another process or one that is reaped, or -errno.
+ */
+static int pinned_is_listed(int pidfd, const struct runx_proc_stat *p)
+{
+	static pid_t self;
+	struct runx_proc_stat now;
+	pid_t ppid;
+
+	if (self == 0)
+		self = getpid();
+	if (have_pidfd_info && runx_pidfd_ppid(pidfd, &ppid) == 0) {
+		if (ppid == p->ppid || ppid == self)
+			return 0;
+	} else if (have_pidfd_info && errno == ESRCH) {
+		return -ESRCH;
+	} else if (have_pidfd_info) {
+		have_pidfd_info = false; /* ENOTTY, EINVAL: before 6.13 */
+	}
+	return recheck(p, &now);
+}
+
+int runx_signal_listed(const struct runx_proc_stat *p, int sig, bool also_cont)
+{
+	int fd = runx_pidfd_open(p->pid, 0);
+
+	if (fd < 0)
+		return errno == ESRCH
+			   ? 0
+			   : signal_unpinned(p, sig, also_cont, -errno);
+	int r = pinned_is_listed(fd, p);
+	if (r == 0 && runx_pidfd_send_signal(fd, sig) < 0)
+		r = -errno;
+	if (r == 0 && also_cont)
+		runx_pidfd_send_signal(fd, SIGCONT);
+	close(fd);
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	return r < 0 ? r : 1;
+}

@@ -1,0 +1,22 @@
+/* fds 0, 1 and 2 closed when runx started stay closed in the command. */
+#ifndef RUNX_STDIO_GUARD_H
+#define RUNX_STDIO_GUARD_H
+
+#include <stdbool.h>
+
+/*
+ * Makes sure fds 0, 1 and 2 are open, so that no descriptor runx opens
+ * later lands on them: each one that is closed gets /dev/null with
+ * FD_CLOEXEC, so the command still starts with it closed, exactly as runx
+ * was started.  Call first thing in main().  Returns 0 or -errno.
+ */
+int runx_stdio_guard(void);
+
+/*
+ * True if fd (0, 1 or 2) was closed when runx started, that is, it is one
+ * of runx_stdio_guard()'s close-on-exec placeholders: a descriptor runx
+ * inherited across execve(2) cannot have FD_CLOEXEC set.  No errors.
+ */
+bool runx_stdio_was_closed(int fd);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * The stop state machine (runx(1), STOPPING): RUNNING -> STOPPING (the
+ * first signal and SIGCONT sent, the grace timer armed; newcomers reached
+ * every RECHECK_NS) -> KILLING (SIGKILL sent, re-sent while anything is
+ * left, bounded by RUNX_KILL_WAIT_NS) -> DONE once the scope is empty.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "duration.h"
+#include "log.h"
+#include "proc.h"
+#include "signals.h"
+#include "supervise_impl.h"
+
+/* Adds one signal to the result's list. */
+static void record_signal(struct supervisor *s, int sig, int reached)
+{
+	struct runx_result *r = s->res;
+
+	if (r->nsignals >= RUNX_MAX_SIGNAL_EVENTS)
+		return;
+	r->signals[r->nsignals].offset_ns = runx_now_ns() - r->start_ns;
+	r->signals[r->nsignals].signo = sig;
+	r->signals[r->nsignals].reached = reached;
+	r->nsignals++;
+}
+
+/* Says with -v that sig went to the scope (or to newcomers). */
+static void tell_sent(struct supervisor *s, const char *why, int sig,
+		      int reached)
+{
+	char name[32], where[PATH_MAX + 32];
+
+	runx_verbose("%s%s%s to %s (%d process%s)", why, *why ? ": " : "",
+		     sup_signame(sig, name, sizeof(name)),
+		     sup_scope_text(s, where, sizeof(where)), reached,
+		     reached == 1 ? "" : "es");
+}
+
+/* Records and says (-v) that sig reached processes, or what failed. */
+static void sent(struct supervisor *s, int sig, int reached, const char *why)
+{
+	char name[32], where[PATH_MAX + 32];
+
+	if (reached < 0) {
+		runx_error("cannot send %s to %s: %s",
+			   sup_signame(sig, name, sizeof(name)),
+			   sup_scope_text(s, where, sizeof(where)),
+			   strerror(-reached));
+		sup_note_error(s, reached);
+		return;
+	}
+	record_signal(s, sig, reached);
+	tell_sent(s, why, sig, reached);
+}
+
+/* Sends sig to the whole scope, saying so with -v. */
+void sup_send_to_scope(struct supervisor *s, int sig, const char *why)
+{
+	sup_close_watches(s);
+	sent(s, sig, runx_scope_signal(s->scope, sig, s->count), why);
+}
+
+/* The first signal of a stop and SIGCONT, in one pass where the scope can. */
+static void send_stop_signal(struct supervisor *s, int sig, const char *why)
+{
+	sup_close_watches(s);
+	int reached = runx_scope_stop_signal(s->scope, sig, s->count);
+	sent(s, sig, reached, why);
+	if (reached >= 0)
+		sent(s, SIGCONT, reached, "sending");
+}
+
+/* Arms the re-check timer: every RECHECK_NS while a stop is under way. */
+static void arm_recheck(struct supervisor *s)
+{
+	struct itimerspec its = {{0, RECHECK_NS}, {0, RECHECK_NS}};
+
+	if (timerfd_settime(s->fds->recheck_fd, 0, &its, NULL) < 0)
+		sup_note_error(s, -errno);
+}
+
+/* The first signal and SIGCONT to processes no signal reached yet. */
+static void signal_newcomers(struct supervisor *s)
+{
+	int sig = s->stop_sig;
+
+	if (sig == 0 || sig == SIGKILL)
+		return;
+	sup_close_watches(s);
+	int n = runx_scope_newcomers(s->scope, sig);
+	if (n > 0) {
+		sent(s, sig, n, "sending to newcomers");
+		if (sig != SIGCONT)
+			sent(s, SIGCONT, n, "sending to newcomers");
+	}
+}
+
+/*
+ * After the SIGKILL: the scope is re-counted every RECHECK_NS (and what
+ * appeared killed again), and the grace timer, free now, bounds the wait
+ * to RUNX_KILL_WAIT_NS.
+ */
+static void wait_after_kill(struct supervisor *s)
+{
+	arm_recheck(s);
+	sup_note_error(s,
+		       sup_arm_at(s->fds->grace_fd,
+				  sup_after(runx_now_ns(), RUNX_KILL_WAIT_NS)));
+}
+
+/*
+ * SIGKILL whatever is still alive.  When the grace period ran its course,
+ * a last pass for newcomers goes first, so that none meets only the
+ * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
+ * once, as asked.
+ */
+void sup_escalate(struct supervisor *s, enum escalation why)
+{
+	char dur[32];
+	bool cut_short = why == CUT_SHORT;
+
+	if (s->phase == STOPPING && why == GRACE_ENDED)
+		signal_newcomers(s);
+	int alive = sup_census(s, true);
+	s->phase = KILLING;
+	s->res->killed = alive;
+	if (alive == 0 && !s->live_unknown)
+		return;
+	if (cut_short)
+		runx_verbose("%d process%s still alive when the grace period "
+			     "was cut short",
+			     alive, alive == 1 ? "" : "es");
+	else
+		runx_verbose(
+		    "%d process%s still alive after the %s grace "
+		    "period",
+		    alive, alive == 1 ? "" : "es",
+		    runx_duration_format(s->stop->grace_ns, dur, sizeof(dur)));
+	sup_name_alive(s, &s->res->after_grace, "after the grace period");
+	sup_send_to_scope(s, SIGKILL, "sending");
+	wait_after_kill(s);
+}
+
+/*
+ * RUNX_KILL_WAIT_NS after SIGKILL the scope is still not empty: what is
+ * left can only be in uninterruptible sleep with SIGKILL pending, or the
+ * census cannot see it.  Says so and ends the supervision; an unreaped
+ * command counts as killed by SIGKILL, which is how it will end.
+ */
+void sup_give_up(struct supervisor *s)
+{
+	char where[PATH_MAX + 32];
+	int alive = sup_census(s, true);
+
+	if (alive == 0 && s->exited)
+		return; /* the loop sees the empty scope */
+	if (alive == 0)
+		alive = 1; /* the command itself, not reaped yet */
+	s->res->unkillable = alive;
+	s->res->unverified = s->live_unknown;
+	if (s->live_unknown)
+		runx_error("cannot verify that %s is empty %d s after SIGKILL; "
+			   "giving up",
+			   sup_scope_text(s, where, sizeof(where)),
+			   RUNX_KILL_WAIT_S);
+	else
+		runx_error("%d process%s in %s still alive %d s after SIGKILL "
+			   "(uninterruptible sleep); giving up on %s",
+			   alive, alive == 1 ? "" : "es",
+			   sup_scope_text(s, where, sizeof(where)),
+			   RUNX_KILL_WAIT_S, alive == 1 ? "it" : "them");
+	if (!s->exited) {
+		s->exited = true;
+		s->res->wait_status = SIGKILL; /* as waitpid(2) would say */
+	}
+	s->phase = DONE;
+}
+
+/*
+ * The re-check timer: while STOPPING, the first signal (and SIGCONT) to
+ * processes born or re-parented since it was sent; while KILLING, SIGKILL
+ * again to what is left (a task forked while cgroup.kill ran could
+ * survive before Linux 6.14, DESIGN.md; a census that could not look).
+ */
+void sup_on_recheck(struct supervisor *s)
+{
+	sup_close_watches(s);
+	if (s->phase == STOPPING) {
+		signal_newcomers(s);
+	} else if (s->phase == KILLING && sup_census(s, false) > 0) {
+		sup_close_watches(s);
+		runx_scope_kill(s->scope);
+	}
+}
+
+/*
+ * Starts a stop with first signal sig: the -s signal, or the stop signal
+ * runx received, which is forwarded as the first signal (as GNU timeout
+ * does, so that a graceful handler of SIGINT does not get a SIGTERM on top
+ * of it).
+ */
+void sup_begin_stop(struct supervisor *s, int sig, const char *why)
+{
+	s->phase = STOPPING;
+	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
+	s->stop_sig = sig;
+	/* A stopped process cannot act on the first signal until continued. */
+	if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
+		send_stop_signal(s, sig, why);
+	else if (sig != 0)
+		sup_send_to_scope(s, sig, why);
+	else
+		runx_verbose("%s: first signal is 0, nothing sent", why);
+	if (sig == SIGKILL) { /* the SIGKILL went out: no grace period */
+		s->phase = KILLING;
+		wait_after_kill(s);
+		return;
+	}
+	if (s->stop->grace_ns == 0) {
+		sup_escalate(s, AT_ONCE);
+		return;
+	}
+	arm_recheck(s);
+	if (s->stop->grace_ns != RUNX_DURATION_INF)
+		sup_note_error(
+		    s, sup_arm_at(s->fds->grace_fd,
+				  sup_after(runx_now_ns(), s->stop->grace_ns)));
+}
+
+/* The command exited on its own while RUNNING: clean up or wait. */
+void sup_on_command_exit(struct supervisor *s)
+{
+	char where[PATH_MAX + 32];
+
+	int left = sup_census(s, true);
+	s->res->leftovers = left;
+	if (left == 0) {
+		s->phase = DONE;
+		return;
+	}
+	if (s->stop->wait_all) {
+		runx_verbose("waiting for %d process%s left in %s (--wait-all)",
+			     left, left == 1 ? "" : "es",
+			     sup_scope_text(s, where, sizeof(where)));
+		s->phase = WAITING;
+		return;
+	}
+	runx_verbose("stopping %d leftover process%s in %s", left,
+		     left == 1 ? "" : "es",
+		     sup_scope_text(s, where, sizeof(where)));
+	sup_begin_stop(s, s->stop->first_signal, "sending");
+}
+
+/* The deadline fired: a stop, unless one is under way. */
+void sup_on_deadline(struct supervisor *s)
+{
+	char dur[32];
+
+	if (s->phase != RUNNING && s->phase != WAITING)
+		return;
+	s->timed_out = true;
+	s->res->reason = RUNX_END_TIMEOUT;
+	runx_verbose(
+	    "deadline of %s reached",
+	    runx_duration_format(s->stop->deadline_ns, dur, sizeof(dur)));
+	sup_name_alive(s, &s->res->at_deadline, "at the deadline");
+	sup_begin_stop(s, s->stop->first_signal, "sending");
+}
+
+/*
+ * The idle timer fired: a stop if nothing was written for the whole idle
+ * period, else re-armed from the last output.  Output does not re-arm the
+ * timer itself, which would cost a system call per chunk.
+ */
+void sup_on_idle_timer(struct supervisor *s)
+{
+	char dur[32];
+	int64_t idle_until =
+	    sup_after(s->last_output_ns, s->stop->idle_deadline_ns);
+
+	if (s->phase != RUNNING && s->phase != WAITING)
+		return;
+	if (runx_now_ns() < idle_until) {
+		sup_note_error(s, sup_arm_at(s->fds->idle_fd, idle_until));
+		return;
+	}
+	s->timed_out = true;
+	s->res->reason = RUNX_END_IDLE_TIMEOUT;
+	runx_verbose(
+	    "idle deadline reached: no output for %s",
+	    runx_duration_format(s->stop->idle_deadline_ns, dur, sizeof(dur)));
+	sup_begin_stop(s, s->stop->first_signal, "sending");
+}

@@ -1,0 +1,108 @@
+/*
+ * For the supervisor's files only (supervise.c: the event loop; stop.c:
+ * the stop state machine; watch.c: what is alive in the scope).  The rest
+ * of runx uses supervise.h.
+ */
+#ifndef RUNX_SUPERVISE_IMPL_H
+#define RUNX_SUPERVISE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "relay.h"
+#include "result.h"
+#include "scope.h"
+#include "supervise.h"
+
+/* While stopping: how often to sweep for newcomers and re-kill (ns). */
+#define RECHECK_NS 100000000L
+
+enum phase { RUNNING, WAITING, STOPPING, KILLING, DONE };
+
+/* Why the SIGKILL goes out now. */
+enum escalation {
+	GRACE_ENDED, /* the grace period is over */
+	AT_ONCE,     /* -k 0: no grace period at all */
+	CUT_SHORT,   /* a second stop signal ended the grace period */
+};
+
+/* The state of one supervision: the loop's, shared by its files. */
+struct supervisor {
+	const struct runx_stop_policy *stop;
+	const struct runx_supervisor *fds;
+	struct runx_scope *scope;
+	struct runx_result *res;
+	struct runx_relay *relay; /* NULL without --idle-timeout */
+	int64_t last_output_ns;
+	int pidfd;
+	bool exited;
+	bool ended_in_scope; /* pidns: the command ended, its init runs on */
+	enum phase phase;
+	bool timed_out;
+	bool count;	     /* count the processes each signal reaches */
+	bool told_unknown;   /* the census failure was reported */
+	bool phase_was_stop; /* a deadline or stop signal began a stop */
+	int stop_sig;	     /* the stop's first signal (newcomers get it) */
+	int watch[RUNX_MAX_WATCH];
+	int nwatch;
+	int live; /* last census of the scope (UNKNOWN counts as alive) */
+	bool live_unknown;
+	int error;
+};
+
+/* Keeps the first error of runx itself (err < 0). */
+void sup_note_error(struct supervisor *s, int err);
+
+/* Arms timerfd fd to fire at CLOCK_MONOTONIC time at_ns; 0 or -errno. */
+int sup_arm_at(int fd, int64_t at_ns);
+
+/* base + delta (ns), saturating; RUNX_DURATION_INF stays "never". */
+int64_t sup_after(int64_t base, int64_t delta);
+
+/* watch.c: closes the census's pidfds, freeing fds for a /proc walk. */
+void sup_close_watches(struct supervisor *s);
+
+/*
+ * watch.c: re-counts the scope and renews the pidfds that wake runx as it
+ * empties (counting: the number matters, for -v and --report).  A census
+ * that cannot look counts as alive.  Returns the live count (>= 1 when
+ * not verified empty).
+ */
+int sup_census(struct supervisor *s, bool counting);
+
+/* watch.c: names the processes alive now into *named (-v, --report). */
+void sup_name_alive(struct supervisor *s, struct runx_named *named,
+		    const char *when);
+
+/* watch.c: a signal's name, the scope's description, for messages. */
+const char *sup_signame(int sig, char *buf, size_t size);
+const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);
+
+/* stop.c: sig to the whole scope, recorded and said with -v. */
+void sup_send_to_scope(struct supervisor *s, int sig, const char *why);
+
+/* stop.c: starts a stop with first signal sig (0: none, SIGKILL: no
+ * grace period). */
+void sup_begin_stop(struct supervisor *s, int sig, const char *why);
+
+/* stop.c: SIGKILL to what is still alive, for the reason why. */
+void sup_escalate(struct supervisor *s, enum escalation why);
+
+/* stop.c: the scope is not empty RUNX_KILL_WAIT_NS after SIGKILL. */
+void sup_give_up(struct supervisor *s);
+
+/* stop.c: the re-check timer fired (newcomers, or SIGKILL again). */
+void sup_on_recheck(struct supervisor *s);
+
+/* stop.c: the command exited on its own while RUNNING. */
+void sup_on_command_exit(struct supervisor *s);
+
+/* stop.c: the deadline fired. */
+void sup_on_deadline(struct supervisor *s);
+
+/* stop.c: the idle timer fired. */
+void sup_on_idle_timer(struct supervisor *s);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * What is alive in the scope while runx supervises it: censuses, the
+ * pidfds that wake the loop as the scope empties, and the processes named
+ * at the deadline and after the grace period.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "duration.h"
+#include "log.h"
+#include "proc.h"
+#include "signals.h"
+#include "supervise_impl.h"
+
+/* Closes the census's pidfds, freeing fds for the next /proc walk. */
+void sup_close_watches(struct supervisor *s)
+{
+	for (int i = 0; i < s->nwatch; i++)
+		close(s->watch[i]);
+	s->nwatch = 0;
+}
+
+/*
+ * Re-counts the scope and renews the pidfds that wake runx as it empties;
+ * counting: the number matters (-v, --report), else "some" will do.
+ * A census that cannot look (out of fds, /proc unreadable) counts as
+ * alive: runx never takes "could not see" for "gone".
+ */
+int sup_census(struct supervisor *s, bool counting)
+{
+	struct runx_census c = {.watch = s->watch,
+				.max = RUNX_MAX_WATCH,
+				.want_count = counting && s->count};
+
+	sup_close_watches(s);
+	runx_scope_census(s->scope, &c);
+	s->nwatch = c.nwatch;
+	s->live_unknown = c.state == RUNX_CENSUS_UNKNOWN;
+	if (s->live_unknown && !s->told_unknown) {
+		runx_error("cannot list the processes of the scope: %s; "
+			   "counting it as not empty",
+			   strerror(-c.error));
+		s->told_unknown = true;
+	}
+	s->live =
+	    c.state == RUNX_CENSUS_EMPTY ? 0 : (c.count > 0 ? c.count : 1);
+	return s->live;
+}
+
+/* Reads one process's age and command line into *np; false if gone. */
+static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
+		       struct runx_named_proc *np)
+{
+	struct runx_proc_stat st;
+
+	if (runx_proc_stat(pid, &st) < 0 || runx_proc_is_dead(&st))
+		return false;
+	np->pid = pid;
+	np->age_ns = now_ticks > st.start_time
+			 ? (int64_t)((now_ticks - st.start_time) *
+				     (1000000000ULL / (uint64_t)hz))
+			 : 0;
+	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
+	np->argv_len = n > 0 ? (size_t)n : 0;
+	return true;
+}
+
+/* Says with -v which processes are alive (pid, age, command line). */
+static void tell_named(const struct runx_named *named, const char *when)
+{
+	for (int i = 0; i < named->n; i++) {
+		const struct runx_named_proc *np = &named->v[i];
+		char cmd[sizeof(np->argv)];
+		memcpy(cmd, np->argv, np->argv_len);
+		for (size_t k = 0; k < np->argv_len; k++)
+			cmd[k] = cmd[k] ? cmd[k] : ' ';
+		cmd[np->argv_len < sizeof(cmd) ? np->argv_len
+					       : sizeof(cmd) - 1] = '\0';
+		long long tenths = (long long)(np->age_ns / 100000000);
+		runx_verbose("alive %s: pid %d, age %lld.%llds: %s", when,
+			     (int)np->pid, tenths / 10, tenths % 10,
+			     np->argv_len ? cmd : "[no command line]");
+	}
+	if (named->count > named->n)
+		runx_verbose("alive %s: and %d more", when,
+			     named->count - named->n);
+}
+
+/*
+ * Names the processes alive now (at the deadline, or when the grace
+ * ended): at most RUNX_MAX_NAMED, the rest counted, for -v and the report,
+ * so a log shows what hung.  Only with -v or --report (a /proc scan).
+ */
+void sup_name_alive(struct supervisor *s, struct runx_named *named,
+		    const char *when)
+{
+	pid_t pids[RUNX_MAX_NAMED];
+	struct runx_census c = {.pids = pids, .maxpids = RUNX_MAX_NAMED};
+	uint64_t now_ticks = runx_proc_uptime_ticks();
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!s->count)
+		return;
+	sup_close_watches(s);
+	runx_scope_census(s->scope, &c);
+	named->taken = true;
+	named->count = c.count;
+	named->n = 0;
+	for (int i = 0; i < c.npids; i++)
+		if (read_named(pids[i], now_ticks, hz > 0 ? hz : 100,
+			       &named->v[named->n]))
+			named->n++;
+	tell_named(named, when);
+}
+
+/* A signal's name for messages. */
+const char *sup_signame(int sig, char *buf, size_t size)
+{
+	return runx_signal_name(sig, buf, size);
+}
+
+/* The scope's description for messages. */
+const char *sup_scope_text(struct supervisor *s, char *buf, size_t size)
+{
+	return runx_scope_describe(s->scope, buf, size);
+}

@@ -1,0 +1,361 @@
+/*
+ * Unit tests of src/plan.h: every decision of the plan, with the machine's
+ * answers injected (struct runx_plan_probes), and the report path check
+ * (report_file.h) on real files.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "duration.h"
+#include "options.h"
+#include "plan.h"
+#include "report_file.h"
+
+#define MAX_ARGS 16
+
+/* What the fake machine answers. */
+static int cgroup_answer;  /* 0 or -errno */
+static bool clone3_answer; /* the kernel has clone3 */
+static int resolve_answer; /* 0 or -errno */
+static int report_answer;  /* 0 or -errno */
+static int cgroup_asked;   /* calls, to see what the plan asks */
+
+static int fake_cgroup(char *why, size_t whysize)
+{
+	cgroup_asked++;
+	snprintf(why, whysize, "fake: no cgroup");
+	return cgroup_answer;
+}
+
+static bool fake_clone3(void)
+{
+	return clone3_answer;
+}
+
+static int fake_resolve(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "/fake/bin/%s", name);
+	return resolve_answer;
+}
+
+static int fake_report_dir(const char *path)
+{
+	(void)path;
+	return report_answer;
+}
+
+static const struct runx_plan_probes fake = {fake_cgroup, fake_clone3,
+					     fake_resolve, fake_report_dir};
+
+static struct runx_options opts;
+static struct runx_plan plan;
+static char err[512];
+
+/* A machine where everything works. */
+static void setup(void)
+{
+	cgroup_answer = 0;
+	clone3_answer = true;
+	resolve_answer = 0;
+	report_answer = 0;
+	cgroup_asked = 0;
+	memset(err, 'X', sizeof(err) - 1);
+	err[sizeof(err) - 1] = '\0';
+}
+
+/* Parses words (NULL-terminated; "cmd" is appended) and plans them. */
+static int plan_words(const char *const *words)
+{
+	static char *argv[MAX_ARGS + 3];
+	int argc = 0;
+	char oerr[256];
+
+	argv[argc++] = (char *)"runx";
+	for (; *words != NULL; words++) {
+		ck_assert_int_lt(argc, MAX_ARGS + 1);
+		argv[argc++] = (char *)*words;
+	}
+	argv[argc++] = (char *)"cmd";
+	argv[argc] = NULL;
+	ck_assert_int_eq(
+	    runx_options_parse(argc, argv, &opts, oerr, sizeof(oerr)),
+	    RUNX_PARSE_OK);
+	return runx_plan_make(&opts, &fake, &plan, err, sizeof(err));
+}
+
+/* Combinations the plan refuses, and words of the one-line message. */
+static const struct {
+	const char *words[6];
+	const char *message;
+} refused[] = {
+    {{"--foreground", "--kill-scope=group"},
+     "--foreground keeps the command in runx's process group; it cannot be "
+     "combined with --kill-scope=group (use tree, cgroup or child)"},
+    {{"--foreground", "-G"}, "--kill-scope=group (use tree"},
+    {{"--foreground", "--kill-scope=pidns"}, "--kill-scope=pidns (use tree"},
+    {{"--kill-scope=group", "--foreground"}, "--kill-scope=group (use tree"},
+    {{"--foreground", "--kill-scope=auto"}, "--kill-scope=auto (use tree"},
+    {{"--memory-max=1M", "-G"},
+     "--memory-max sets a limit on the job's cgroup; it cannot be combined "
+     "with --kill-scope=group"},
+    {{"--memory-max=1M", "--kill-scope=tree"}, "--memory-max sets a limit"},
+    {{"--kill-scope=group", "--pids-max=5"}, "--pids-max sets a limit"},
+    {{"-G", "--cpu-max=1"}, "with --kill-scope=group"},
+    {{"--cpu-max=1", "--kill-scope=auto"}, "with --kill-scope=auto"},
+    {{"--cpu-max=1", "--kill-scope=child"}, "with --kill-scope=child"},
+    {{"--pids-max=5", "--kill-scope=pidns"}, "with --kill-scope=pidns"},
+    {{"--pids-max=5", "--memory-max=1M", "--kill-scope=tree"},
+     "--pids-max sets a limit on the job's cgroup; it cannot be combined "
+     "with --kill-scope=tree"},
+    {{"-C", "--pids-max=5", "--kill-scope=tree"}, "with --kill-scope=tree"},
+    {{"--wait-all", "--kill-scope=child"},
+     "--wait-all needs a scope larger than the child (--kill-scope=group, "
+     "tree, cgroup or pidns)"},
+    {{"--kill-scope=child", "--wait-all"}, "--wait-all needs a scope"},
+    {{"-m", "-e", "err.log"},
+     "--merge and --stderr='err.log' both say where standard error goes"},
+    {{"--stderr=x.log", "--merge"}, "--stderr='x.log'"},
+    {{"-m", "-e", "a\nb"},
+     "--merge and --stderr='a\\nb' both say where standard error goes"},
+};
+
+START_TEST(refused_combinations_name_both_options)
+{
+	ck_assert_int_eq(plan_words(refused[_i].words), -EINVAL);
+	ck_assert_msg(strstr(err, refused[_i].message) != NULL,
+		      "message '%s' lacks '%s'", err, refused[_i].message);
+	ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+START_TEST(a_refused_combination_asks_the_machine_nothing)
+{
+	cgroup_answer = -EACCES;
+	ck_assert_int_eq(plan_words((const char *[]){"--kill-scope=auto",
+						     "--foreground", NULL}),
+			 -EINVAL);
+	ck_assert_int_eq(cgroup_asked, 0);
+}
+END_TEST
+
+/* What a set of words leaves as scope and backend. */
+static const struct {
+	const char *words[6];
+	enum runx_scope_kind scope;
+	enum runx_launch_kind backend;
+} decided[] = {
+    {{NULL}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_VFORK},
+    {{"--foreground"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
+    {{"--foreground", "--kill-scope=child"},
+     RUNX_SCOPE_CHILD,
+     RUNX_LAUNCH_VFORK},
+    {{"--foreground", "-C"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--foreground", "--wait-all"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
+    {{"--foreground", "--pids-max=5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--memory-max=1M"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"-C", "--cpu-max=0.5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--kill-scope=tree"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
+    {{"--kill-scope=pidns"}, RUNX_SCOPE_PIDNS, RUNX_LAUNCH_VFORK},
+    {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"-C", "--launch=fork"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_FORK},
+    {{"--launch=posix_spawn"}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_POSIX_SPAWN},
+    {{"--kill-scope=tree", "--launch=clone3"},
+     RUNX_SCOPE_TREE,
+     RUNX_LAUNCH_CLONE3},
+};
+
+START_TEST(options_decide_scope_and_backend)
+{
+	ck_assert_int_eq(plan_words(decided[_i].words), 0);
+	ck_assert_int_eq(plan.scope.kind, decided[_i].scope);
+	ck_assert_int_eq(plan.launch.backend, decided[_i].backend);
+	ck_assert_int_eq(plan.launch.resolve_errno, 0);
+	ck_assert_str_eq(plan.launch.path, "/fake/bin/cmd");
+}
+END_TEST
+
+START_TEST(auto_is_tree_where_no_cgroup_can_be_made)
+{
+	cgroup_answer = -EACCES;
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--kill-scope=auto", NULL}), 0);
+	ck_assert_int_eq(plan.scope.kind, RUNX_SCOPE_TREE);
+	ck_assert(plan.scope.auto_chosen);
+	ck_assert_str_eq(plan.scope.auto_note,
+			 "auto scope: using tree, since the cgroup scope is "
+			 "not available (fake: no cgroup)");
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+}
+END_TEST
+
+START_TEST(auto_with_a_cgroup_says_nothing_more)
+{
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--kill-scope=auto", NULL}), 0);
+	ck_assert(plan.scope.auto_chosen);
+	ck_assert_str_eq(plan.scope.auto_note, "");
+	ck_assert_int_eq(cgroup_asked, 1);
+}
+END_TEST
+
+START_TEST(no_clone3_falls_back_to_fork_for_the_cgroup)
+{
+	clone3_answer = false;
+	ck_assert_int_eq(plan_words((const char *[]){"-C", NULL}), 0);
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_FORK);
+	ck_assert_str_eq(plan.launch.backend_note,
+			 "clone3 is not available; launching with fork");
+}
+END_TEST
+
+START_TEST(clone3_asked_for_where_there_is_none_is_refused)
+{
+	clone3_answer = false;
+	ck_assert_int_eq(plan_words((const char *[]){"--launch=clone3", NULL}),
+			 -ENOSYS);
+	ck_assert_str_eq(err, "--launch=clone3: clone3 is not available on "
+			      "this system");
+}
+END_TEST
+
+START_TEST(posix_spawn_in_a_cgroup_needs_glibc_2_39)
+{
+	int r =
+	    plan_words((const char *[]){"-C", "--launch=posix_spawn", NULL});
+#ifdef HAVE_POSIX_SPAWNATTR_SETCGROUP_NP
+	ck_assert_int_eq(r, 0);
+#else
+	ck_assert_int_eq(r, -ENOTSUP);
+	ck_assert_str_eq(err,
+			 "--launch=posix_spawn cannot start the command inside "
+			 "its cgroup (posix_spawnattr_setcgroup_np needs glibc "
+			 "2.39); use --launch=clone3 or --launch=fork");
+	/* auto, told posix_spawn, takes the tree without asking */
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--kill-scope=auto",
+					"--launch=posix_spawn", NULL}),
+	    0);
+	ck_assert_int_eq(plan.scope.kind, RUNX_SCOPE_TREE);
+	ck_assert_int_eq(cgroup_asked, 0);
+#endif
+}
+END_TEST
+
+START_TEST(a_command_not_found_is_no_plan_error)
+{
+	resolve_answer = -ENOENT;
+	ck_assert_int_eq(plan_words((const char *[]){"-C", NULL}), 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, ENOENT);
+}
+END_TEST
+
+START_TEST(a_report_that_cannot_be_written_is_refused_first)
+{
+	report_answer = -ENOENT;
+	resolve_answer = -ENOENT; /* the report is checked before this */
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--report=/no/such/r.json", NULL}),
+	    -ENOENT);
+	ck_assert_str_eq(err, "cannot write the report '/no/such/r.json': No "
+			      "such file or directory");
+	/* without --report nothing asks */
+	ck_assert_int_eq(plan_words((const char *[]){NULL}), 0);
+}
+END_TEST
+
+START_TEST(the_stop_policy_is_the_options)
+{
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"-t", "2s", "-k", "300ms", "-s", "INT",
+					"-p", "--idle-timeout=1m", NULL}),
+	    0);
+	ck_assert_int_eq(plan.stop.deadline_ns, 2000000000LL);
+	ck_assert_int_eq(plan.stop.grace_ns, 300000000LL);
+	ck_assert_int_eq(plan.stop.idle_deadline_ns, 60000000000LL);
+	ck_assert_int_eq(plan.stop.first_signal, SIGINT);
+	ck_assert(plan.stop.preserve_status);
+	ck_assert(plan.launch.relay);
+	ck_assert(plan.launch.new_session);
+	ck_assert(!plan.report.count);
+	ck_assert_int_eq(plan.attempts.max, 1);
+	ck_assert_int_eq(sigismember(&plan.stop.stop_signals, SIGTERM), 1);
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"-v", "--foreground", NULL}), 0);
+	ck_assert(plan.report.count);
+	ck_assert(!plan.launch.new_session);
+	ck_assert(!plan.launch.relay);
+	ck_assert_int_eq(plan.stop.deadline_ns, RUNX_DURATION_INF);
+}
+END_TEST
+
+/* runx_report_check on real paths, in a directory of the test's own. */
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/check_plan.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(report_paths_are_checked_on_the_file_system)
+{
+	char p[160];
+
+	make_dir();
+	ck_assert_int_eq(runx_report_check("-"), 0);
+	ck_assert_int_eq(runx_report_check("/dev/null"), 0);
+	snprintf(p, sizeof(p), "%s/r.json", dir);
+	ck_assert_int_eq(runx_report_check(p), 0); /* new file */
+	ck_assert_int_eq(runx_report_check(dir), -EISDIR);
+	snprintf(p, sizeof(p), "%s/missing/r.json", dir);
+	ck_assert_int_eq(runx_report_check(p), -ENOENT);
+	snprintf(p, sizeof(p), "%s/file", dir);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(runx_report_check(p), 0); /* replaced */
+	snprintf(p, sizeof(p), "%s/file/r.json", dir);
+	ck_assert_int_eq(runx_report_check(p), -ENOTDIR);
+	ck_assert_int_eq(runx_report_check(""), -ENOENT);
+	remove_dir();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *rules = tcase_create("rules");
+
+	tcase_add_checked_fixture(rules, setup, NULL);
+	add_table_test(rules, refused_combinations_name_both_options, refused);
+	tcase_add_test(rules, a_refused_combination_asks_the_machine_nothing);
+	add_table_test(rules, options_decide_scope_and_backend, decided);
+	tcase_add_test(rules, auto_is_tree_where_no_cgroup_can_be_made);
+	tcase_add_test(rules, auto_with_a_cgroup_says_nothing_more);
+	tcase_add_test(rules, no_clone3_falls_back_to_fork_for_the_cgroup);
+	tcase_add_test(rules, clone3_asked_for_where_there_is_none_is_refused);
+	tcase_add_test(rules, posix_spawn_in_a_cgroup_needs_glibc_2_39);
+	tcase_add_test(rules, a_command_not_found_is_no_plan_error);
+	tcase_add_test(rules, a_report_that_cannot_be_written_is_refused_first);
+	tcase_add_test(rules, the_stop_policy_is_the_options);
+	tcase_add_test(rules, report_paths_are_checked_on_the_file_system);
+	suite_add_tcase(s, rules);
+	return run_suite(s);
+}
