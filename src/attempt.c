@@ -249,10 +249,12 @@ int runx_attempt_supervise(struct runx_attempt *a,
 			 RUNX_KILL_WAIT_S);
 	else if (res->unkillable > 0)
 		snprintf(res->error, sizeof(res->error),
-			 "%d process%s still alive %d s after SIGKILL "
-			 "(uninterruptible sleep)",
+			 "%d process%s still alive %d s after SIGKILL%s",
 			 res->unkillable, res->unkillable == 1 ? "" : "es",
-			 RUNX_KILL_WAIT_S);
+			 RUNX_KILL_WAIT_S,
+			 res->unkillable_d == res->unkillable
+			     ? " (uninterruptible sleep)"
+			     : "");
 	return res->exit_status;
 }
 

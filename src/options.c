@@ -233,10 +233,22 @@ static int set_first_signal(struct parser *p, const char *value)
 {
 	char q[RUNX_QUOTE_SIZE];
 
-	if (runx_signal_parse(value, &p->opts->first_signal) < 0) {
+	int sig;
+
+	if (runx_signal_parse(value, &sig) < 0) {
 		say(p, "invalid signal '%s'", QUOTE(value, q));
 		return -1;
 	}
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU) {
+		/* the SIGCONT that follows the first signal would undo it */
+		say(p,
+		    "signal '%s' cannot be the first signal: it only pauses "
+		    "the job (job control)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	p->opts->first_signal = sig;
 	return 0;
 }
 

@@ -93,18 +93,36 @@ static int init_namespace(void)
 	return STEP_NONE;
 }
 /*
- * The init's signalfd: every signal runx blocked for itself (the signals
- * it forwards, and SIGCHLD) but SIGPIPE, which stays blocked and unread.
+ * The init's signalfd: every signal, all blocked.  A namespace's init
+ * gets a signal from outside only if it has a handler or the signal is
+ * blocked (a blocked signal is never ignored, kernel/signal.c sig_ignored;
+ * pid_namespaces(7)): so whatever -s names (ABRT, SEGV, XCPU, ...) reaches
+ * the init, and through it the job.  The command gets runx's original mask
+ * back from the launch.
  */
 static int init_signalfd(void)
 {
 	sigset_t set;
 
-	if (sigprocmask(SIG_BLOCK, NULL, &set) < 0)
+	sigfillset(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
-	sigdelset(&set, SIGPIPE);
-	sigaddset(&set, SIGCHLD);
 	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+/*
+ * What the init does with a signal from outside the namespace (ssi_pid
+ * 0: runx, or the kernel): sends it to every process of the namespace
+ * (kill(2) of -1 from PID 1 reaches all but itself).  SIGTSTP, SIGTTIN and
+ * SIGTTOU stand for runx's "stop the job" (job control): a SIGSTOP from
+ * outside would stop the init alone, so the init sends SIGSTOP to the
+ * namespace itself.
+ */
+static void init_forward(int sig)
+{
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+		sig = SIGSTOP;
+	kill(-1, sig);
 }
 /* Reaps every child; true when none is left (ECHILD: the ns is empty). */
 static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st)
@@ -145,7 +163,7 @@ init_loop(int sigfd, int status_fd, pid_t command)
 		}
 		if (si.ssi_signo != SIGCHLD) {
 			if (si.ssi_pid == 0)
-				kill(-1, (int)si.ssi_signo);
+				init_forward((int)si.ssi_signo);
 			continue;
 		}
 		bool empty = init_reap(command, &ended, &st);

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "syscalls.h"
+
 /* Reads up to size-1 bytes of a small /proc file; length or -errno. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
@@ -156,15 +158,63 @@ pid_t runx_proc_first_child(pid_t pid)
 	return child > 0 ? (pid_t)child : -ENOENT;
 }
 
+bool runx_proc_has_live_threads(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	int tasks = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (dir == NULL) /* gone; anything else: cannot tell, so alive */
+		return errno != ENOENT && errno != ESRCH;
+	while (tasks < 2 && (d = readdir(dir)) != NULL)
+		if (isdigit((unsigned char)d->d_name[0]))
+			tasks++;
+	closedir(dir);
+	return tasks > 1;
+}
+
 bool runx_proc_is_dead(const struct runx_proc_stat *st)
 {
-	return st->state == 'Z' || st->state == 'X' || st->state == 'x';
+	if (st->state == 'X' || st->state == 'x')
+		return true;
+	/* a leader whose thread exited is Z while its other threads run
+	 * (pthread_exit(3) from main): it is alive until they end too */
+	return st->state == 'Z' && !runx_proc_has_live_threads(st->pid);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg)
 {
 	return runx_proc_each_unknown(NULL, fn, arg);
+}
+
+/*
+ * A pid that /proc lists but whose /proc/PID/stat is not there: gone
+ * since the listing, or hidden by a mount over /proc/PID (root can).  The
+ * kernel tells: a pidfd of it and its parent (PIDFD_GET_INFO, Linux 6.13)
+ * give an entry with what is known (state '?', no group, session or start
+ * time), so that the scopes still see and signal it.  False if it is gone
+ * or the kernel cannot tell.  Needs one fd for the call.
+ */
+static bool hidden_stat(pid_t pid, struct runx_proc_stat *st)
+{
+	int fd = runx_pidfd_open(pid, 0);
+	pid_t ppid;
+
+	if (fd < 0)
+		return false;
+	bool alive = runx_pidfd_ppid(fd, &ppid) == 0;
+	close(fd);
+	if (!alive)
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->pid = pid;
+	st->state = '?';
+	st->ppid = ppid;
+	st->pgrp = st->session = -1;
+	return true;
 }
 
 int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
@@ -191,6 +241,8 @@ int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
 		if (known != NULL && known(pid, arg))
 			continue;
 		int s = runx_proc_stat(pid, &st);
+		if (s == -ENOENT && hidden_stat(pid, &st))
+			s = 0;
 		if (s == 0)
 			r = fn(&st, arg);
 		else if (s != -ENOENT && s != -ESRCH)

@@ -43,8 +43,21 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st);
  */
 bool runx_read_long(FILE *f, long *v);
 
-/* True for a process that has exited (zombie or dead, proc(5) state). */
+/*
+ * True for a process that has exited: state X, or Z with no thread left.
+ * A thread-group leader that exited while other threads run shows Z in
+ * /proc/PID/stat (proc(5)) but is alive: its /proc/PID/task lists more
+ * than the leader.  Reads that directory (one fd) only for a Z; a process
+ * whose threads cannot be listed (EMFILE) counts as alive.
+ */
 bool runx_proc_is_dead(const struct runx_proc_stat *st);
+
+/*
+ * True if /proc/PID/task lists more than one thread (the leader may be a
+ * zombie then), or cannot be read for another reason than the process
+ * being gone (ENOENT, ESRCH): unknown counts as alive.  One fd.
+ */
+bool runx_proc_has_live_threads(pid_t pid);
 
 /*
  * True if a and b, two reads of one process, show one memory image (both

@@ -258,7 +258,7 @@ static bool readable_now(int fd)
 
 /*
  * Moves what is in the pipe now, waiting for a full destination as a
- * blocking writer would, but at most RUNX_RELAY_STALL_MS without progress;
+ * blocking writer would, but at most stall_ms without progress;
  * and in at most RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a chunk
  * or waits once), for a writer outside the scope that never stops.
  */
@@ -297,4 +297,14 @@ void runx_relay_finish(struct runx_relay *r, int stall_ms)
 	}
 	r->nstreams = 0;
 	runx_relay_launched(r);
+}
+
+bool runx_relay_holds_output(const struct runx_relay *r)
+{
+	for (int i = 0; i < r->nstreams; i++) {
+		const struct runx_relay_stream *s = &r->stream[i];
+		if (s->src >= 0 && (s->dst_full || s->len > 0))
+			return true;
+	}
+	return false;
 }

@@ -14,7 +14,6 @@
 
 #define RUNX_RELAY_BUFSIZE   (64 * 1024)   /* read/write fallback buffer */
 #define RUNX_RELAY_PIPE_SIZE (1024 * 1024) /* asked of F_SETPIPE_SZ */
-#define RUNX_RELAY_STALL_MS  5000 /* at the end: wait for a slow reader */
 #define RUNX_RELAY_DRAIN_CHUNKS                                                \
 	1024 /* at the end: rounds (chunks or waits) at most */
 
@@ -68,11 +67,17 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p);
 size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
 
 /*
+ * True while output waits for a slow reader: a destination that took
+ * nothing more (EAGAIN), or bytes read from the command not yet written.
+ * Such output is not silence (runx(1), --idle-timeout).  No errors.
+ */
+bool runx_relay_holds_output(const struct runx_relay *r);
+
+/*
  * At the end: delivers what is still in the pipes, waiting for a slow
  * reader as a blocking writer would, but giving up after stall_ms
  * milliseconds in which the destination accepted nothing (the supervisor
- * passes RUNX_RELAY_STALL_MS after a normal exit, 0 after a stop, so that
- * a reader that never reads cannot hold runx past its deadline), or after
+ * passes the grace period: runx(1), --idle-timeout), or after
  * RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that still
  * holds and fills the pipe must not keep runx); then closes everything.
  * Never fails.

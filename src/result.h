@@ -70,6 +70,7 @@ struct runx_result {
 	int leftovers;	       /* alive when the command exited */
 	int killed;	       /* alive when SIGKILL was sent */
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
+	int unkillable_d;      /* of them, in uninterruptible sleep (D) */
 	bool unverified;       /* the scope could not be seen at the end */
 	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
 	struct runx_named at_deadline;	/* alive when the deadline fired */

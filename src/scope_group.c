@@ -29,6 +29,7 @@ static int group_prepare(struct runx_scope *s,
 struct group_scan {
 	pid_t pgrp;
 	struct runx_census *census;
+	int dead; /* members /proc shows as zombies */
 };
 
 /* Counts a live member of the group from its /proc entry. */
@@ -36,24 +37,38 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
 {
 	struct group_scan *g = arg;
 
-	if (st->pgrp == g->pgrp && !runx_proc_is_dead(st))
+	if (st->pgrp != g->pgrp)
+		return 0;
+	if (runx_proc_is_dead(st))
+		g->dead++;
+	else
 		runx_census_found(g->census, st->pid);
 	return 0;
 }
 
-/* Counts the group's member processes in /proc (zombies are dead). */
+/*
+ * Counts the group's member processes in /proc (zombies are dead).  The
+ * kill(2) before found a member: if /proc shows none at all, neither live
+ * nor zombie, one is hidden from it (a mount over /proc/PID): the group
+ * counts as alive, since only the kernel's ESRCH says it is empty.
+ */
 static int scan_group(struct runx_scope *s, struct runx_census *c)
 {
-	struct group_scan g = {s->child, c};
+	struct group_scan g = {s->child, c, 0};
+	int r = runx_proc_each(count_member, &g);
 
-	return runx_proc_each(count_member, &g);
+	if (r == 0 && c->count == 0 && g.dead == 0)
+		c->count = 1;
+	return r;
 }
 
 /*
  * kill(2) with signal 0 first: ESRCH, the common case, needs no /proc
- * scan and no fd.  A group with members is then counted in /proc, where
- * a zombie member (kill(2) still finds it) does not count; if /proc cannot
- * be read, or is not runx's pid namespace, the group counts as alive.
+ * scan and no fd, and is the only proof of an empty group.  A group with
+ * members is then counted in /proc, where a zombie member (kill(2) still
+ * finds it) does not count, but a leader whose other threads run does
+ * (runx_proc_is_dead()); if /proc cannot be read, or is not runx's pid
+ * namespace, or hides the member, the group counts as alive.
  */
 static void group_census(struct runx_scope *s, struct runx_census *c)
 {

@@ -185,7 +185,9 @@ static int pidns_signal(struct runx_scope *s, int sig, bool count)
 		runx_scope_census(s, &c);
 		n = c.count > 0 ? c.count : 1;
 	}
-	int r = runx_scope_signal_child(s, sig);
+	/* the init turns SIGTSTP into SIGSTOP for the namespace; a SIGSTOP
+	 * from here would stop the init alone (pidns_init.c) */
+	int r = runx_scope_signal_child(s, sig == SIGSTOP ? SIGTSTP : sig);
 	return r <= 0 ? r : n;
 }
 

@@ -7,16 +7,20 @@
 #include <signal.h>
 #include <stddef.h>
 
-/* The signals runx forwards (and SIGCHLD, to reap). */
 void runx_handled_signals(sigset_t *set)
 {
 	static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT,
 					SIGTERM, SIGUSR1,  SIGUSR2,
 					SIGALRM, SIGWINCH, SIGCONT};
+	/* not forwarded: runx stops the scope, then itself (job control) */
+	static const int job_control[] = {SIGTSTP, SIGTTIN, SIGTTOU};
 
 	sigemptyset(set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(set, forwarded[i]);
+	for (size_t i = 0; i < sizeof(job_control) / sizeof(job_control[0]);
+	     i++)
+		sigaddset(set, job_control[i]);
 	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
 		sigaddset(set, s);
 	sigaddset(set, SIGCHLD);

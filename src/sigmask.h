@@ -6,18 +6,18 @@
 
 /*
  * Fills *set with the signals runx handles through its signalfd: HUP INT
- * QUIT TERM USR1 USR2 ALRM WINCH CONT, SIGRTMIN..SIGRTMAX, and CHLD (to
- * reap).  No errors.
+ * QUIT TERM USR1 USR2 ALRM WINCH CONT and SIGRTMIN..SIGRTMAX (forwarded),
+ * TSTP TTIN TTOU (job control: runx stops the scope and itself), and CHLD
+ * (to reap).  No errors.
  */
 void runx_handled_signals(sigset_t *set);
 
 /*
- * Blocks every signal runx handles (HUP INT QUIT TERM USR1 USR2 ALRM WINCH
- * CONT CHLD and SIGRTMIN..SIGRTMAX) and SIGPIPE, so they queue for the
- * signalfd instead of acting, from the first instruction of main() on;
- * stores the mask runx started with in *orig (the command gets it back).
- * Resets an inherited SIG_IGN of SIGCHLD to SIG_DFL, since with SIG_IGN the
- * kernel reaps children itself and no exit status could be read
+ * Blocks every signal runx handles (runx_handled_signals()) and SIGPIPE, so
+ * they queue for the signalfd instead of acting, from the first instruction of
+ * main() on; stores the mask runx started with in *orig (the command gets it
+ * back). Resets an inherited SIG_IGN of SIGCHLD to SIG_DFL, since with SIG_IGN
+ * the kernel reaps children itself and no exit status could be read
  * (sigaction(2), "SA_NOCLDWAIT").  Returns 0 or -errno.
  */
 int runx_signals_block(sigset_t *orig);

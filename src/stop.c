@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "signals.h"
 #include "supervise_impl.h"
+#include "syscalls.h"
 
 /* Adds one signal to the result's list. */
 static void record_signal(struct supervisor *s, int sig, int reached)
@@ -124,6 +125,29 @@ static void wait_after_kill(struct supervisor *s)
  * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
  * once, as asked.
  */
+/*
+ * SIGKILL to runx's direct child through its pidfd, wherever it is: a
+ * root job can move itself out of its cgroup (runx(1), STOPPING), and the
+ * scope's kill does not reach it there.  escaped: the scope was found
+ * empty while the child runs, so it left: said on stderr.  True if sent.
+ */
+static bool kill_direct_child(struct supervisor *s, bool escaped)
+{
+	char where[PATH_MAX + 32];
+
+	if (s->exited || s->pidfd < 0 ||
+	    runx_pidfd_send_signal(s->pidfd, SIGKILL) < 0)
+		return false;
+	if (escaped)
+		runx_error("the command (pid %d) had left %s; sent it SIGKILL "
+			   "through its pidfd",
+			   (int)s->res->pid,
+			   sup_scope_text(s, where, sizeof(where)));
+	if (escaped)
+		record_signal(s, SIGKILL, 1);
+	return true;
+}
+
 void sup_escalate(struct supervisor *s, enum escalation why)
 {
 	char dur[32];
@@ -134,8 +158,11 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 	int alive = sup_census(s, true);
 	s->phase = KILLING;
 	s->res->killed = alive;
-	if (alive == 0 && !s->live_unknown)
+	if (alive == 0 && !s->live_unknown) {
+		if (kill_direct_child(s, true))
+			wait_after_kill(s);
 		return;
+	}
 	if (cut_short)
 		runx_verbose("%d process%s still alive when the grace period "
 			     "was cut short",
@@ -148,6 +175,7 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 		    runx_duration_format(s->stop->grace_ns, dur, sizeof(dur)));
 	sup_name_alive(s, &s->res->after_grace, "after the grace period");
 	sup_send_to_scope(s, SIGKILL, "sending");
+	kill_direct_child(s, false); /* in the scope or not: it must end */
 	wait_after_kill(s);
 }
 
@@ -167,6 +195,7 @@ void sup_give_up(struct supervisor *s)
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;
+	s->res->unkillable_d = sup_count_uninterruptible(s);
 	s->res->unverified = s->live_unknown;
 	if (s->live_unknown)
 		runx_error("cannot verify that %s is empty %d s after SIGKILL; "
@@ -174,11 +203,14 @@ void sup_give_up(struct supervisor *s)
 			   sup_scope_text(s, where, sizeof(where)),
 			   RUNX_KILL_WAIT_S);
 	else
-		runx_error("%d process%s in %s still alive %d s after SIGKILL "
-			   "(uninterruptible sleep); giving up on %s",
-			   alive, alive == 1 ? "" : "es",
-			   sup_scope_text(s, where, sizeof(where)),
-			   RUNX_KILL_WAIT_S, alive == 1 ? "it" : "them");
+		runx_error(
+		    "%d process%s in %s still alive %d s after SIGKILL"
+		    "%s; giving up on %s",
+		    alive, alive == 1 ? "" : "es",
+		    sup_scope_text(s, where, sizeof(where)), RUNX_KILL_WAIT_S,
+		    s->res->unkillable_d == alive ? " (uninterruptible sleep)"
+						  : "",
+		    alive == 1 ? "it" : "them");
 	if (!s->exited) {
 		s->exited = true;
 		s->res->wait_status = SIGKILL; /* as waitpid(2) would say */
@@ -290,6 +322,10 @@ void sup_on_idle_timer(struct supervisor *s)
 
 	if (s->phase != RUNNING && s->phase != WAITING)
 		return;
+	/* output waiting for a slow reader is not silence */
+	if (runx_relay_holds_output(s->relay))
+		idle_until =
+		    sup_after(runx_now_ns(), s->stop->idle_deadline_ns);
 	if (runx_now_ns() < idle_until) {
 		sup_note_error(s, sup_arm_at(s->fds->idle_fd, idle_until));
 		return;

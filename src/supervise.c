@@ -160,6 +160,38 @@ static void reap(struct supervisor *s)
 }
 
 /* A signal sent to runx: forward it; a stop signal starts a stop. */
+/* True for SIGTSTP, SIGTTIN and SIGTTOU: a terminal's "stop this job". */
+static bool is_job_control(int sig)
+{
+	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * Ctrl-Z (runx(1), STOPPING, job control): the whole scope is stopped
+ * with SIGSTOP, then runx stops itself, as a shell stops a job, so the
+ * shell sees the job stopped and the command does not run on unseen.
+ * The SIGCONT of "fg" is forwarded to the scope like any other.  With
+ * --foreground a terminal's signal reached the command's process group
+ * already, and an interactive program may restore the terminal before it
+ * stops itself: the scope then gets no SIGSTOP from runx.  As PID 1 runx
+ * cannot stop (pid_namespaces(7)): only the scope stops.  The deadline is
+ * CLOCK_MONOTONIC and runs on while stopped.
+ */
+static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
+{
+	char name[32];
+	int sig = (int)si->ssi_signo;
+	bool from_terminal = s->stop->foreground && si->ssi_code == SI_KERNEL;
+
+	runx_verbose("received %s: stopping %s (job control)",
+		     sup_signame(sig, name, sizeof(name)),
+		     from_terminal ? "runx" : "the scope and runx");
+	if (s->phase != DONE && !from_terminal)
+		sup_send_to_scope(s, SIGSTOP, "sending");
+	if (getpid() != 1)
+		kill(getpid(), SIGSTOP);
+}
+
 static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
@@ -167,6 +199,10 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 
 	if (sig == SIGCHLD)
 		return; /* reap() runs after every wake-up */
+	if (is_job_control(sig)) {
+		stop_job(s, si);
+		return;
+	}
 	/*
 	 * With --foreground the command shares runx's terminal: a signal the
 	 * terminal sent (SI_KERNEL) reached the command already, and the
@@ -200,12 +236,23 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	}
 }
 
-/* Reads every queued signal from the signalfd. */
+/*
+ * Signals read from the signalfd in one round of the loop at most: a
+ * burst of forwarded signals (each one a walk of /proc in the tree scope)
+ * must not hold back a deadline that fires meanwhile; the rest waits for
+ * the next round, right after the timers were looked at.
+ */
+#define SIGNALS_PER_ROUND 32
+
+/* Reads the queued signals from the signalfd, SIGNALS_PER_ROUND at most. */
 static void drain_signals(struct supervisor *s)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->fds->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+	for (int n = 0;
+	     n < SIGNALS_PER_ROUND &&
+	     read(s->fds->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
+	     n++)
 		on_signal(s, &si);
 }
 
@@ -342,16 +389,24 @@ static int arm_deadlines(struct supervisor *s)
 	return r;
 }
 
+/* ns as whole milliseconds, rounded up, at most INT_MAX. */
+static int grace_ms(int64_t ns)
+{
+	int64_t ms = ns / 1000000 + (ns % 1000000 != 0);
+
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 /* The end: reason and exit status from what the loop saw. */
 static void conclude(struct supervisor *s)
 {
 	struct runx_result *res = s->res;
 
 	sup_close_watches(s);
-	/* after a stop, a reader that does not read gets no more time */
+	/* what the command wrote is delivered; a reader that stops reading
+	 * is waited for the grace period at most (runx(1), --idle-timeout) */
 	if (s->relay != NULL)
-		runx_relay_finish(s->relay,
-				  s->phase_was_stop ? 0 : RUNX_RELAY_STALL_MS);
+		runx_relay_finish(s->relay, grace_ms(s->stop->grace_ns));
 	res->end_ns = runx_now_ns();
 	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))

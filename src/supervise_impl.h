@@ -76,6 +76,12 @@ int sup_census(struct supervisor *s, bool counting);
 void sup_name_alive(struct supervisor *s, struct runx_named *named,
 		    const char *when);
 
+/*
+ * watch.c: how many of the processes left in the scope (the first
+ * RUNX_MAX_NAMED listed) are in uninterruptible sleep (state D, proc(5)).
+ */
+int sup_count_uninterruptible(struct supervisor *s);
+
 /* watch.c: a signal's name, the scope's description, for messages. */
 const char *sup_signame(int sig, char *buf, size_t size);
 const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);

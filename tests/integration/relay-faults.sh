@@ -52,13 +52,16 @@ for kind in pty pipe socket; do
 			sh -c "trap '' TERM; yes $m")"
 	assert_dead "$kind nobody reads: the TERM-ignoring writer is gone" "$m"
 
-	# the idle deadline itself: a writer that filled the destination and
-	# then waits is idle
+	# output waiting for a reader is not silence (SPEC, --idle-timeout):
+	# a writer that filled the destination and then waits is not idle
+	# while runx holds its output; the deadline ends it
 	new_marker m
-	assert_eq "$kind nobody reads: the idle deadline fires (124)" 124 \
-		"$("$PY" "$TMPD/stuck.py" "$kind" "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=1 -- \
-			sh -c "head -c 4000000 /dev/zero; sleep $m")"
-	assert_dead "$kind nobody reads: idle: gone" "$m"
+	assert_eq "$kind nobody reads: held output is not idle: -t 3 ends it (124)" 124 \
+		"$("$PY" "$TMPD/stuck.py" "$kind" "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=1 -t 3 \
+			--report="$TMPD/held-$kind.json" -- sh -c "head -c 4000000 /dev/zero; sleep $m")"
+	assert_eq "$kind nobody reads: the deadline, not the idle deadline, fired" timeout \
+		"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMPD/held-$kind.json")"
+	assert_dead "$kind nobody reads: held output: gone" "$m"
 done
 
 # The shared description of a terminal is not made non-blocking: the
