@@ -11,7 +11,7 @@ _runx_short_with_value=tskioe
 
 # The long options that take a value, and those that take none.
 _runx_long_with_value="--timeout --signal --kill-after --grace --idle-timeout
-	--kill-scope --stop-signals --launch --stdin --stdout --stderr --report
+	--kill-scope --stop-signals --forward-to --launch --stdin --stdout --stderr --report
 	--memory-max --pids-max --cpu-max"
 _runx_long_plain="--preserve-status --kill-group --kill-cgroup --foreground
 	--wait-all --close-fds --append --merge --verbose --help --version"
@@ -116,6 +116,10 @@ _runx_value()
 		--kill-scope)
 			# shellcheck disable=SC2207
 			COMPREPLY=($(compgen -W "$_runx_scopes" -- "$cur"))
+			;;
+		--forward-to)
+			# shellcheck disable=SC2207
+			COMPREPLY=($(compgen -W "scope child" -- "$cur"))
 			;;
 		--launch)
 			# shellcheck disable=SC2207

@@ -106,6 +106,9 @@ complete -c runx -n $n -s C -l kill-cgroup -d 'Same as --kill-scope=cgroup'
 complete -c runx -n $n -l foreground -d "Keep the command in runx's process group and terminal"
 complete -c runx -n $n -l wait-all -d 'When the command exits, wait for the whole scope'
 complete -c runx -n $n -l stop-signals -x -a "(__runx_signal_list $__runx_signals)" -d 'Signals that start a stop (default TERM,INT)'
+complete -c runx -n $n -l forward-to -x -d 'Where forwarded signals go' -a '
+scope\t"the whole scope (default)"
+child\t"only the direct child"'
 complete -c runx -n $n -l launch -x -d 'How the command is started' -a '
 posix_spawn\t"posix_spawn(3) (the default)"
 fork\t"fork(2) and execve(2)"

@@ -20,6 +20,7 @@ enum {
 	OPT_KILL_SCOPE,
 	OPT_FOREGROUND,
 	OPT_WAIT_ALL,
+	OPT_FORWARD_TO,
 	OPT_LAUNCH,
 	OPT_CLOSE_FDS,
 	OPT_REPORT,
@@ -41,6 +42,7 @@ static const struct option long_options[] = {
     {"kill-cgroup", no_argument, NULL, 'C'},
     {"foreground", no_argument, NULL, OPT_FOREGROUND},
     {"wait-all", no_argument, NULL, OPT_WAIT_ALL},
+    {"forward-to", required_argument, NULL, OPT_FORWARD_TO},
     {"launch", required_argument, NULL, OPT_LAUNCH},
     {"close-fds", no_argument, NULL, OPT_CLOSE_FDS},
     {"stdin", required_argument, NULL, 'i'},
@@ -96,6 +98,10 @@ const char *runx_usage(void)
 	       "stop\n"
 	       "                             (default TERM,INT; the others "
 	       "are only forwarded)\n"
+	       "      --forward-to=WHERE     forwarded signals go to the whole "
+	       "scope or only\n"
+	       "                             the direct child (scope, child; "
+	       "default scope)\n"
 	       "\n"
 	       "Kill scope:\n"
 	       "      --kill-scope=SCOPE     child, group (default), tree, "
@@ -470,6 +476,20 @@ static int set_scope(struct parser *p, int c, const char *value)
 	return 0;
 }
 
+/* --forward-to: where forwarded signals go. */
+static int set_forward_to(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+
+	if (strcmp(value, "scope") != 0 && strcmp(value, "child") != 0) {
+		say(p, "invalid value '%s' for --forward-to (scope or child)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	p->opts->forward_to_child = strcmp(value, "child") == 0;
+	return 0;
+}
+
 /* --launch: a backend by name ("default" is not one to ask for). */
 static int set_launch(struct parser *p, const char *value)
 {
@@ -541,6 +561,31 @@ static bool set_path(struct runx_options *o, int c, const char *value)
 }
 
 /*
+ * If word ("--kill=5s") abbreviates more than one long option, says so,
+ * naming them all as getopt(3) does, and returns true.
+ */
+static bool ambiguous(struct parser *p, const char *word)
+{
+	char q[RUNX_QUOTE_SIZE], names[512] = "";
+	size_t len = strcspn(word + 2, "="), used = 0;
+	int n = 0;
+
+	if (strncmp(word, "--", 2) != 0 || len == 0)
+		return false;
+	for (const struct option *o = long_options; o->name != NULL; o++)
+		if (strncmp(o->name, word + 2, len) == 0 &&
+		    used < sizeof(names))
+			used += (size_t)snprintf(names + used,
+						 sizeof(names) - used, "%s--%s",
+						 n++ ? ", " : "", o->name);
+	if (n < 2)
+		return false;
+	say(p, "option '%s' is ambiguous; possibilities: %s", QUOTE(word, q),
+	    names);
+	return true;
+}
+
+/*
  * What getopt_long could not parse.  optopt: an unknown short option; 0
  * for an unknown or ambiguous long option; or the value of a known long
  * option given a value it does not take.  A long option is named as typed,
@@ -550,8 +595,11 @@ static int getopt_failure(struct parser *p, int c, char **argv)
 {
 	char q[RUNX_QUOTE_SIZE], shortopt[3] = {'-', (char)optopt, '\0'};
 
+	p->opts->hint_help = true;
 	if (c == ':')
 		say(p, "option '%s' needs a value", p->name);
+	else if (optopt == 0 && ambiguous(p, argv[optind - 1]))
+		; /* said */
 	else if (optopt == 0)
 		say(p, "unknown option '%s'", QUOTE(argv[optind - 1], q));
 	else if (is_option_value(optopt))
@@ -589,6 +637,8 @@ static int parse_one(struct parser *p, int c, const char *value, char **argv)
 		return set_limit(p, c, value);
 	case OPT_LAUNCH:
 		return set_launch(p, value);
+	case OPT_FORWARD_TO:
+		return set_forward_to(p, value);
 	case 'h':
 		return RUNX_PARSE_HELP;
 	case 'V':
@@ -637,7 +687,8 @@ enum runx_parse_result runx_options_parse(int argc, char **argv,
 			return (enum runx_parse_result)r;
 	}
 	if (optind >= argc) {
-		say(&p, "missing command (see 'runx --help')");
+		say(&p, "missing command");
+		opts->hint_help = true;
 		return RUNX_PARSE_ERROR;
 	}
 	opts->limit_option = NULL;

@@ -20,6 +20,7 @@ struct runx_options {
 	bool scope_given;	    /* --kill-scope, -G or -C was given */
 	bool foreground;
 	bool wait_all;
+	bool forward_to_child; /* --forward-to=child */
 	enum runx_launch_kind launch;
 	bool close_fds;
 	const char *stdin_path; /* NULL: inherited */
@@ -36,6 +37,9 @@ struct runx_options {
 	const char *limit_option;  /* the first limit given ("--pids-max"),
 				    * for messages; NULL: none */
 	char **command;		   /* NULL-terminated argv of the command */
+	bool hint_help; /* with RUNX_PARSE_ERROR: a usage error (unknown,
+			 * ambiguous or incomplete option, no command), after
+			 * which GNU tools point to --help */
 };
 
 enum runx_parse_result {

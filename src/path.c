@@ -26,9 +26,11 @@ static int join_path(const char *dir, size_t len, const char *name, char *buf,
 }
 
 /*
- * Whether execve(2) could start file: 0, -EACCES for a directory or a
- * file runx may not execute (faccessat(2), AT_EACCESS), or stat(2)'s
- * -errno (-ENOENT, -ENOTDIR, ...).  *exists: whether stat(2) found it.
+ * Whether execve(2) could start file: 0, -EISDIR for a directory (execve
+ * says EACCES, which misleads: "Is a directory" is what a user needs),
+ * -EACCES for a file runx may not execute (faccessat(2), AT_EACCESS), or
+ * stat(2)'s -errno (-ENOENT, -ENOTDIR, ...).  *exists: whether stat(2) found
+ * it.
  */
 static int runnable(const char *file, bool *exists)
 {
@@ -37,8 +39,9 @@ static int runnable(const char *file, bool *exists)
 	*exists = stat(file, &st) == 0;
 	if (!*exists)
 		return -errno;
-	if (S_ISDIR(st.st_mode) ||
-	    faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) < 0)
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (faccessat(AT_FDCWD, file, X_OK, AT_EACCESS) < 0)
 		return -EACCES;
 	return 0;
 }
@@ -64,6 +67,8 @@ int runx_resolve_command(const char *name, char *buf, size_t size)
 		const char *end = strchrnul(p, ':');
 
 		if (join_path(p, (size_t)(end - p), name, buf, size) == 0) {
+			/* a directory in PATH is passed over, as execvp(3) does
+			 */
 			int r = runnable(buf, &exists);
 			if (r == 0)
 				return 0;

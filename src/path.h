@@ -10,8 +10,9 @@
  * the same checks), using faccessat(2) with AT_EACCESS instead of trying
  * each candidate.  Writes it into buf (size bytes).  Returns 0, -ENOENT
  * when nothing is found, -EACCES when only non-executable candidates (or
- * a directory) were found (execvp's rule), -ENAMETOOLONG, or for a name
- * with '/' the -errno of stat(2) (ENOENT, ENOTDIR, ELOOP, ...).
+ * directories) were found (execvp's rule), -ENAMETOOLONG, or for a name
+ * with '/' -EISDIR for a directory, -EACCES for a file that may not be
+ * executed, or the -errno of stat(2) (ENOENT, ENOTDIR, ELOOP, ...).
  */
 int runx_resolve_command(const char *name, char *buf, size_t size);
 

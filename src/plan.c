@@ -200,6 +200,7 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .wait_all = o->wait_all,
 	    .preserve_status = o->preserve_status,
 	    .foreground = o->foreground,
+	    .forward_to_child = o->forward_to_child,
 	};
 	plan->redirects = (struct runx_redirects){
 	    o->stdin_path, o->stdout_path, o->stderr_path, o->append, o->merge};

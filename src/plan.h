@@ -29,6 +29,7 @@ struct runx_stop_policy {
 	bool wait_all;		  /* wait for leftovers instead of stopping */
 	bool preserve_status;	  /* the command's status, not 124 */
 	bool foreground;	  /* the command shares runx's terminal */
+	bool forward_to_child;	  /* forwarded signals: the child only */
 };
 
 /* Where the command runs and how it is started. */

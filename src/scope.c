@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "proc.h"
 #include "scope_impl.h"
@@ -65,6 +66,26 @@ pid_t runx_scope_command_pid(const struct runx_scope *s)
 	if (s->ops->command_pid != NULL)
 		return s->ops->command_pid(s);
 	return s->child;
+}
+
+int runx_scope_signal_command(struct runx_scope *s, int sig)
+{
+	pid_t cmd = runx_scope_command_pid(s);
+
+	if (cmd == s->child)
+		return runx_scope_signal_child(s, sig);
+	if (cmd <= 0)
+		return 0;
+	/* pidns: the init's child, which the init has not reaped while it
+	 * still answers as the command (runx_scope_command_pid()) */
+	int fd = runx_pidfd_open(cmd, 0);
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	int r = runx_pidfd_send_signal(fd, sig) < 0
+		    ? (errno == ESRCH ? 0 : -errno)
+		    : 1;
+	close(fd);
+	return r;
 }
 
 int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u)

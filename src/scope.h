@@ -193,6 +193,14 @@ bool runx_scope_command_ended(struct runx_scope *s, int *status);
 int runx_scope_signal(struct runx_scope *s, int sig, bool count);
 
 /*
+ * Sends signal number sig to the command alone (--forward-to=child): the
+ * direct child through its pidfd, or for pidns the init's child on runx's
+ * side (a pidfd opened for the call).  Returns 1 if sent, 0 if it is gone,
+ * or -errno.
+ */
+int runx_scope_signal_command(struct runx_scope *s, int sig);
+
+/*
  * Sends sig, followed by SIGCONT, to the processes of the scope that no
  * signal of runx's reached yet: born or re-parented while a stop is under
  * way, so that none of them meets only the SIGKILL (runx(1), STOPPING).

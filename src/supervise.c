@@ -192,6 +192,26 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 		kill(getpid(), SIGSTOP);
 }
 
+/*
+ * --forward-to=child: a forwarded signal goes to the command alone, as
+ * tini does, so a helper process with the default SIGHUP action survives
+ * a reload.  Stop signals still reach the whole scope.
+ */
+static void forward_to_command(struct supervisor *s, int sig)
+{
+	char name[32];
+	int r = runx_scope_signal_command(s->scope, sig);
+
+	if (r < 0) {
+		runx_error("cannot forward %s to the command: %s",
+			   sup_signame(sig, name, sizeof(name)), strerror(-r));
+		return;
+	}
+	runx_verbose("forwarding: %s to the command (%d process%s)",
+		     sup_signame(sig, name, sizeof(name)), r,
+		     r == 1 ? "" : "es");
+}
+
 static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
@@ -227,7 +247,10 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		sup_begin_stop(s, sig, "forwarding");
 		return;
 	}
-	sup_send_to_scope(s, sig, "forwarding");
+	if (!stop && s->stop->forward_to_child)
+		forward_to_command(s, sig);
+	else
+		sup_send_to_scope(s, sig, "forwarding");
 	if (stop && s->phase == STOPPING) {
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */
 		runx_verbose("%s during the stop: ending the grace period",

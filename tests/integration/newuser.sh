@@ -1,0 +1,76 @@
+#!/bin/bash
+# What a new user meets first: the messages of a directory given as the
+# command, an ambiguous option prefix, an unknown option (GNU's pointer to
+# --help), and --forward-to=child (a reload that spares a helper).
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+
+# --- a directory as the command: "Is a directory", 126 ------------------------
+mkdir -p "$TMPD/adir"
+s=0
+runx -- "$TMPD/adir" 2>"$TMPD/dir.err" || s=$?
+assert_eq "a directory as the command: 126" 126 "$s"
+assert_eq "a directory as the command: says 'Is a directory'" \
+	"runx: failed to run command '$TMPD/adir': Is a directory" "$(cat "$TMPD/dir.err")"
+
+# --- an ambiguous prefix names the candidates -----------------------------------
+rm -f "$TMPD/started"
+s=0
+runx --kill=5s -- touch "$TMPD/started" 2>"$TMPD/amb.err" || s=$?
+assert_eq "--kill=5s: 125" 125 "$s"
+assert_eq "--kill=5s: names every option it could be, then the pointer to --help" \
+	"runx: option '--kill=5s' is ambiguous; possibilities: --kill-after, --kill-scope, --kill-group, --kill-cgroup|Try 'runx --help' for more information." \
+	"$(paste -sd'|' "$TMPD/amb.err")"
+assert_false "--kill=5s: nothing started" test -e "$TMPD/started"
+s=0
+runx --kill-a=1 -- true 2>/dev/null || s=$?
+assert_eq "--kill-a=1: an unambiguous prefix is --kill-after" 0 "$s"
+
+# --- an unknown option: GNU's pointer to --help on a second line -----------------
+s=0
+runx --frobnicate -- true 2>"$TMPD/unk.err" || s=$?
+assert_eq "--frobnicate: 125" 125 "$s"
+assert_eq "--frobnicate: the message, then the pointer to --help" \
+	"runx: unknown option '--frobnicate'|Try 'runx --help' for more information." \
+	"$(paste -sd'|' "$TMPD/unk.err")"
+# a bad value keeps to one line
+s=0
+runx -t soon -- true 2>"$TMPD/val.err" || s=$?
+assert_eq "-t soon: 125" 125 "$s"
+assert_eq "-t soon: one line" 1 "$(wc -l <"$TMPD/val.err" | tr -d ' ')"
+
+# --- --forward-to=child ----------------------------------------------------------
+# A HUP reaches the command, whose trap records it; a helper with the
+# default HUP action survives with --forward-to=child and dies with
+# --forward-to=scope (the default).  A stop still reaches the whole scope.
+for to in child scope; do
+	new_marker h
+	rm -f "$TMPD/hup.$to"
+	# shellcheck disable=SC2154 # h: set by new_marker
+	runx_bg --forward-to="$to" -t 60 -- \
+		sh -c "trap 'echo hup >$TMPD/hup.$to' HUP; sleep $h & echo \$! >$TMPD/helper.$to; while :; do sleep 0.1; done"
+	poll 200 0.05 test -s "$TMPD/helper.$to" || true
+	helper=$(cat "$TMPD/helper.$to")
+	kill -HUP "$RUNX_PID"
+	poll 200 0.05 test -s "$TMPD/hup.$to" || true
+	assert_eq "--forward-to=$to: the command's HUP trap ran" hup "$(cat "$TMPD/hup.$to" 2>/dev/null)"
+	if [ "$to" = child ]; then
+		sleep 0.5 # a HUP sent to the helper would have ended it by now
+		assert_true "--forward-to=child: the helper with the default HUP action survives" \
+			pid_alive "$helper"
+	else
+		poll 200 0.05 eval '! pid_alive "$helper"' || true
+		assert_false "--forward-to=scope: the helper got HUP too" pid_alive "$helper"
+	fi
+	kill -TERM "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 40
+	assert_eq "--forward-to=$to: a stop signal still stops everything (143)" 143 "$WAIT_STATUS"
+	assert_dead "--forward-to=$to: nothing left" "$h"
+done
+s=0
+runx --forward-to=everyone -- true 2>"$TMPD/fwd.err" || s=$?
+assert_eq "--forward-to=everyone: 125" 125 "$s"
+assert_eq "--forward-to=everyone: names the value" \
+	"runx: invalid value 'everyone' for --forward-to (scope or child)" "$(cat "$TMPD/fwd.err")"
+
+done_testing
