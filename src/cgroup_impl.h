@@ -54,9 +54,6 @@ int runx_cgroup_make_dir(const char *dir, char *err, size_t errsize);
 int runx_cgroup_open_job(struct runx_cgroup *cg, const char *own,
 			 const char *own_rel, char *err, size_t errsize);
 
-/* Removes the directory dir after its subdirectories (cgroup_kill.c). */
-int runx_cgroup_remove_tree(const char *dir);
-
 /*
  * Undoes the layout of runx_cgroup_create_limited once the job's cgroup
  * is gone (cgroup_limits.c): the controllers runx enabled, runx back into

@@ -11,13 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_walk.h"
 #include "proc.h"
 #include "syscalls.h"
 
@@ -41,45 +41,50 @@ int runx_cgroup_populated(struct runx_cgroup *cg)
 	return events_flag(cg, "populated");
 }
 
-/* Calls fn for each pid of dir/cgroup.procs, then recurses into subdirs. */
-static int each_pid_in(const char *dir, int (*fn)(pid_t, void *), void *arg)
+/* What runx_cgroup_each_pid calls for each pid. */
+struct pid_visit {
+	int (*fn)(pid_t pid, void *arg);
+	void *arg;
+};
+
+/* enter of the pid walk: fn for each pid of dir_fd's cgroup.procs (a
+ * cgroup removed meanwhile has none). */
+static int visit_procs(int dir_fd, size_t depth, void *arg)
 {
-	char path[PATH_MAX + 16];
-	int r = 0;
-	FILE *f;
+	struct pid_visit *pv = arg;
+	int fd = openat(dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC), r = 0;
 	long pid;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return errno == ENOENT ? 0 : -errno;
+	(void)depth;
+	if (fd < 0)
+		return errno == ENOENT || errno == ENODEV ? 0 : -errno;
+	FILE *f = fdopen(fd, "r");
+	if (f == NULL) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
 	while (r == 0 && runx_read_long(f, &pid))
 		if (pid > 0)
-			r = fn((pid_t)pid, arg);
+			r = pv->fn((pid_t)pid, pv->arg);
 	fclose(f);
-	if (r != 0)
-		return r;
-
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	if (d == NULL)
-		return errno == ENOENT ? 0 : -errno;
-	while (r == 0 && (e = readdir(d)) != NULL) {
-		if (e->d_type != DT_DIR || e->d_name[0] == '.')
-			continue;
-		char sub[PATH_MAX];
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) <
-		    (int)sizeof(sub))
-			r = each_pid_in(sub, fn, arg);
-	}
-	closedir(d);
 	return r;
 }
 
 int runx_cgroup_each_pid(struct runx_cgroup *cg,
 			 int (*fn)(pid_t pid, void *arg), void *arg)
 {
-	return each_pid_in(cg->path, fn, arg);
+	struct pid_visit pv = {fn, arg};
+	struct runx_cgroup_visit v = {visit_procs, NULL, &pv};
+	int fd = cg->dir_fd;
+
+	if (fd < 0 &&
+	    (fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int r = runx_cgroup_walk(fd, &v);
+	if (fd != cg->dir_fd)
+		close(fd);
+	return r;
 }
 
 /* Counts pid in *arg. */
@@ -182,39 +187,6 @@ int runx_cgroup_freeze(struct runx_cgroup *cg, bool on, long long timeout_ns)
 int runx_cgroup_wait_empty(struct runx_cgroup *cg, long long timeout_ns)
 {
 	return wait_flag(cg, "populated", 0, timeout_ns);
-}
-
-/* rmdir of dir after its subdirectories, retrying briefly on EBUSY. */
-int runx_cgroup_remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int r = 0;
-
-	if (d != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (e->d_type != DT_DIR || e->d_name[0] == '.')
-				continue;
-			char sub[PATH_MAX];
-			if (snprintf(sub, sizeof(sub), "%s/%s", dir,
-				     e->d_name) < (int)sizeof(sub)) {
-				int s = runx_cgroup_remove_tree(sub);
-				if (r == 0)
-					r = s;
-			}
-		}
-		closedir(d);
-	}
-	/* A cgroup whose last task just exited can be busy for a moment. */
-	for (int tries = 0; tries < 200; tries++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return r;
-		if (errno != EBUSY)
-			break;
-		struct timespec pause = {0, 5 * 1000 * 1000};
-		nanosleep(&pause, NULL);
-	}
-	return r != 0 ? r : -errno;
 }
 
 /* Closes fd if open and marks it closed. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup_walk.h"
 #include "proc.h"
 
 /* The controllers limits need, as bits of controller_names. */
