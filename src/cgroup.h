@@ -145,13 +145,25 @@ bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid);
 /*
  * SIGKILLs everything in the job's subtree: writes "1" to the cgroup.kill
  * fd opened in advance (Linux 5.14; needs no new fd, and reaches child
- * cgroups and processes that called setsid); where the kernel has no
+ * cgroups and processes that called setsid), then SIGKILLs every pid
+ * still listed in a cgroup.procs of the subtree, as runx_cgroup_kill_each
+ * does: cgroup.kill skips a process whose main thread has exited while
+ * other threads run (pthread_exit(3) in main; seen on Linux 6.18: it stays
+ * in cgroup.procs until killed by pid).  Where the kernel has no
  * cgroup.kill, freezes the subtree, SIGKILLs every pid, and thaws it.
- * Returns 1 if the kill was written (the processes are not counted, to
- * keep the kill free of /proc work), the number killed for the fallback,
- * or -errno.
+ * Returns 1 if cgroup.kill was written (the processes are not counted, to
+ * keep the kill free of /proc work), else the number killed, or -errno.
  */
 int runx_cgroup_kill(struct runx_cgroup *cg);
+
+/*
+ * SIGKILLs with kill(2) every pid listed in a cgroup.procs of the job's
+ * subtree, at any depth: the per-pid fallback after cgroup.kill.  Needs
+ * up to three fds besides cg's own for the walk.  Returns the number of
+ * processes the signal was sent to (0 if none is left), or -errno if the
+ * subtree could not be read and none was reached.
+ */
+int runx_cgroup_kill_each(struct runx_cgroup *cg);
 
 /*
  * Freezes (on true) or thaws the job's subtree through cgroup.freeze

@@ -138,12 +138,41 @@ static int kill_pinned(pid_t pid, void *arg)
 	return 0;
 }
 
+/*
+ * SIGKILLs pid, just read from a cgroup.procs of the subtree, with
+ * kill(2), and counts it in *arg.  The pid cannot name another process
+ * yet: a listed process is not reaped, and after cgroup.kill its parent
+ * is runx (busy here), a process of the job (dying), or an init that
+ * reaps it; a new process would then need the pid after a wrap of the
+ * whole pid space within the microseconds since the read.
+ */
+static int kill_listed(pid_t pid, void *arg)
+{
+	int *count = arg;
+
+	if (kill(pid, SIGKILL) == 0)
+		(*count)++;
+	return 0;
+}
+
+int runx_cgroup_kill_each(struct runx_cgroup *cg)
+{
+	int count = 0;
+	int r = runx_cgroup_each_pid(cg, kill_listed, &count);
+
+	return r < 0 && count == 0 ? r : count;
+}
+
 int runx_cgroup_kill(struct runx_cgroup *cg)
 {
-	if (cg->kill_fd >= 0)
-		return pwrite(cg->kill_fd, "1", 1, 0) == 1 ? 1 : -errno;
-	/* Before Linux 5.14: freeze, so nothing forks while we kill. */
 	int count = 0;
+
+	if (cg->kill_fd >= 0) {
+		int w = pwrite(cg->kill_fd, "1", 1, 0) == 1 ? 1 : -errno;
+		int n = runx_cgroup_kill_each(cg);
+		return w > 0 ? w : n > 0 ? n : w;
+	}
+	/* Before Linux 5.14: freeze, so nothing forks while we kill. */
 	runx_cgroup_freeze(cg, true, 100 * 1000 * 1000LL);
 	int r = runx_cgroup_each_pid(cg, kill_pinned, &count);
 	runx_cgroup_freeze(cg, false, 0);
