@@ -54,7 +54,9 @@ struct runx_cgroup {
  * root is an ancestor of that path (inside a cgroup namespace a mount's
  * root can be "/.." and must not be trusted), checked by finding getpid()
  * in the directory's cgroup.procs.  Works for pure v2 (/sys/fs/cgroup) and
- * hybrid (/sys/fs/cgroup/unified) layouts.  Writes it into buf.
+ * hybrid (/sys/fs/cgroup/unified) layouts.  Writes it into buf, and
+ * remembers it with the path read, so that runx_cgroup_create and
+ * runx_cgroup_create_limited below it need no second read.
  * Returns 0, -ENOENT (no cgroup v2 mounted or none holds runx), -errno.
  */
 int runx_cgroup_find_own(char *buf, size_t size);
@@ -126,8 +128,10 @@ int runx_cgroup_populated(struct runx_cgroup *cg);
 
 /*
  * Calls fn for every pid in cgroup.procs of the job's cgroup and of every
- * cgroup below it (the job may make its own).  Stops when fn returns
- * non-zero and returns that.  Returns 0 or -errno.
+ * cgroup below it (the job may make its own, at any depth: the walk of
+ * cgroup_walk.h, no recursion, up to three fds besides cg's).  Stops when
+ * fn returns non-zero and returns that.  Returns 0 or -errno (-EMFILE
+ * when the walk's fds cannot be had).
  */
 int runx_cgroup_each_pid(struct runx_cgroup *cg,
 			 int (*fn)(pid_t pid, void *arg), void *arg);
@@ -145,13 +149,25 @@ bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid);
 /*
  * SIGKILLs everything in the job's subtree: writes "1" to the cgroup.kill
  * fd opened in advance (Linux 5.14; needs no new fd, and reaches child
- * cgroups and processes that called setsid); where the kernel has no
+ * cgroups and processes that called setsid), then SIGKILLs every pid
+ * still listed in a cgroup.procs of the subtree, as runx_cgroup_kill_each
+ * does: cgroup.kill skips a process whose main thread has exited while
+ * other threads run (pthread_exit(3) in main; seen on Linux 6.18: it stays
+ * in cgroup.procs until killed by pid).  Where the kernel has no
  * cgroup.kill, freezes the subtree, SIGKILLs every pid, and thaws it.
- * Returns 1 if the kill was written (the processes are not counted, to
- * keep the kill free of /proc work), the number killed for the fallback,
- * or -errno.
+ * Returns 1 if cgroup.kill was written (the processes are not counted, to
+ * keep the kill free of /proc work), else the number killed, or -errno.
  */
 int runx_cgroup_kill(struct runx_cgroup *cg);
+
+/*
+ * SIGKILLs with kill(2) every pid listed in a cgroup.procs of the job's
+ * subtree, at any depth: the per-pid fallback after cgroup.kill.  Needs
+ * up to three fds besides cg's own for the walk.  Returns the number of
+ * processes the signal was sent to (0 if none is left), or -errno if the
+ * subtree could not be read and none was reached.
+ */
+int runx_cgroup_kill_each(struct runx_cgroup *cg);
 
 /*
  * Freezes (on true) or thaws the job's subtree through cgroup.freeze
@@ -171,7 +187,8 @@ int runx_cgroup_wait_empty(struct runx_cgroup *cg, long long timeout_ns);
 
 /*
  * Closes cg's fds and removes the job's cgroup and any cgroup the job made
- * below it, deepest first (with limits: also undoes the layout, see
+ * below it, deepest first and at any depth (runx_cgroup_remove_tree of
+ * cgroup_walk.h; with limits: also undoes the layout, see
  * runx_cgroup_create_limited), retrying a bounded number of times on EBUSY
  * (a cgroup stays busy briefly after its last task exits: this sleeps up
  * to 1 s in 5 ms steps).  A cgroup that still has processes is killed and
