@@ -253,6 +253,11 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	struct init_report rep = {STEP_NONE, 0, 0};
 	int sync[2], pidfd = -1;
 
+	out->pid = 0;
+	out->pidfd = -1;
+	out->exec_errno = 0;
+	out->ns_pid = 0;
+	out->why[0] = '\0';
 	if (new_user)
 		flags |= CLONE_NEWUSER;
 	/* one socket pair, both ways: 4 fds at most with the map and the
