@@ -30,8 +30,9 @@ enum runx_census_state {
  * the caller, who closes them) per live member it finds, up to max, so the
  * caller can wait for the scope to empty without polling (each becomes
  * readable when its process exits, pidfd_open(2)); the cgroup scope hands
- * out none, its runx_scope_event_fd() (cgroup.events) wakes the caller.  A pidfd that cannot be opened (EMFILE) is simply not
- * handed out: the census stays true without it.
+ * out none, its runx_scope_event_fd() (cgroup.events) wakes the caller.  A
+ * pidfd that cannot be opened (EMFILE) is simply not handed out: the census
+ * stays true without it.
  */
 struct runx_census {
 	enum runx_census_state state;
