@@ -146,9 +146,11 @@ plan() {
 	echo "1..$TAP_PLAN"
 }
 
-# _tap_next: the number of the next test line.  Prints what on_time noted
-# for this test first.
+# _tap_next: the number of the next test line; the plan must be out (a
+# test line before it would be a plan at the end, which cannot tell a
+# dropped case).  Prints what on_time noted for this test first.
 _tap_next() {
+	[ -n "$TAP_PLAN" ] || bail_out "a test before the plan: call plan N first"
 	TAP_N=$((TAP_N + 1))
 	if [ -n "$PENDING_DIAG" ]; then
 		diag "$PENDING_DIAG"
@@ -242,12 +244,8 @@ assert_false() {
 # done_testing: the end of the script: exactly the planned tests ran
 # (else a diagnostic, and exit status 1 besides the TAP driver's ERROR).
 done_testing() {
+	[ -n "$TAP_PLAN" ] || bail_out "done_testing without a plan"
 	TAP_DONE=1
-	if [ -z "$TAP_PLAN" ]; then
-		# (a script that does not announce its plan yet: at the end)
-		echo "1..$TAP_N"
-		exit 0
-	fi
 	if [ "$TAP_N" -ne "$TAP_PLAN" ]; then
 		diag "planned $TAP_PLAN tests, ran $TAP_N"
 		exit 1
