@@ -109,7 +109,7 @@ assert_no_cgroup "auto as root, cleanup: no cgroup left" "$RUNX_PID"
 
 # --- unprivileged: tree -----------------------------------------------------------------
 if ! as_nobody true 2>/dev/null; then
-	skips 16 "unprivileged auto" "setpriv cannot switch to uid 65534"
+	skips 16 "unprivileged auto" "needs root (setpriv cannot switch to uid 65534)"
 	done_testing
 fi
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$NRUNX" "${LAUNCH_ARGS[@]}")

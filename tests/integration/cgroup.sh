@@ -283,7 +283,7 @@ assert_no_cgroup "-C: not found in PATH: no cgroup left" "$RUNX_PID"
 
 # --- no writable cgroup v2: an unprivileged user -------------------------------------
 if ! command -v setpriv >/dev/null || ! as_nobody true 2>/dev/null; then
-	skips 8 "unprivileged -C" "setpriv cannot switch to uid 65534"
+	skips 8 "unprivileged -C" "needs root (setpriv cannot switch to uid 65534)"
 else
 	setup_nobody
 	new_marker m
