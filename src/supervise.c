@@ -282,6 +282,7 @@ static void drain_signals(struct supervisor *s)
 /* What one poll(2) round woke up for. */
 struct events {
 	bool signals, child, deadline, grace, recheck, idle, command;
+	bool scope_event; /* cgroup.events changed (POLLPRI) */
 };
 
 /* Fills p with the fds of this round; returns how many, *relay_at set. */
@@ -332,6 +333,7 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->recheck = timer_fired(f->recheck_fd, &p[4]);
 	ev->idle = timer_fired(f->idle_fd, &p[6]);
 	ev->command = p[7].revents != 0;
+	ev->scope_event = p[5].revents != 0;
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
 	return 0;
@@ -342,7 +344,7 @@ static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
 		struct events ev = {false, false, false, false,
-				    false, false, false};
+				    false, false, false, false};
 		int r = wait_events(s, &ev);
 
 		if (r < 0)
@@ -364,9 +366,13 @@ static int supervise_loop(struct supervisor *s)
 			sup_give_up(s);
 		if (ev.recheck)
 			sup_on_recheck(s);
-		/* while the command lives its pidfd wakes runx: no census */
-		if (s->phase != RUNNING && s->phase != DONE && s->exited &&
-		    sup_census(s, false) == 0)
+		/* while the command lives its pidfd wakes runx: no census,
+		 * but a change of cgroup.events is read, which acknowledges
+		 * it: kernfs keeps POLLPRI up until the file is read again
+		 * (the newcomer passes freeze and thaw the cgroup) */
+		if (s->phase != RUNNING && s->phase != DONE &&
+		    (s->exited || ev.scope_event) && sup_census(s, false) == 0 &&
+		    s->exited)
 			s->phase = DONE;
 	}
 	return 0;

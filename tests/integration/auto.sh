@@ -31,7 +31,13 @@ if [ "${RUNX_LAUNCH:-}" = posix_spawn ] && [ $spawn_has_cgroup = no ]; then
 fi
 
 SETSID_ESCAPE='setsid sh -c "trap \"\" TERM; touch \"\$1\"; exec sleep \"\$2\"" x "$1" "$2" &
-i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done'
+i=0; while [ ! -e "$1" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done'
+
+# As root: 7, 3 per backend but posix_spawn, posix_spawn (4 where it
+# cannot use the cgroup scope, else 2), 5 + 4 setsid escape; 16 unprivileged
+ps_tests=2
+[ $spawn_has_cgroup = no ] && ps_tests=4
+plan $((7 + 3 * 3 + ps_tests + 5 + 4 + 16))
 
 # --- as root: cgroup --------------------------------------------------------------------
 out=$TMPD/root.out
@@ -78,14 +84,13 @@ else
 	assert_match "auto --launch=posix_spawn on glibc $GLIBC_VERSION: cgroup" "auto scope: using cgroup" "$(cat "$TMPD/ps.err")"
 fi
 
-# the setsid escape, as root (RUNX_LAUNCH honoured)
+# the setsid escape, as root (RUNX_LAUNCH honoured; on_time: the escape
+# must be in place before the deadline)
 new_marker m
-s=0
-runx --kill-scope=auto -v -t 1 -k 0.5 --report="$TMPD/esc.json" -- sh -c "$SETSID_ESCAPE"'
-exec sleep "$2"' sh "$TMPD/ready.$m" "$m" 2>"$TMPD/esc.err" &
-RUNX_PID=$!
-wait_pid_exit "$RUNX_PID" 30
-assert_eq "auto as root, setsid escape, deadline: 124" 124 "$WAIT_STATUS"
+on_time 1 "$TMPD/ready.$m" "$m" "2>$TMPD/esc.err" -- runx --kill-scope=auto -v -t @T -k 0.5 --report="$TMPD/esc.json" -- sh -c "$SETSID_ESCAPE"'
+exec sleep "$2"' sh "$TMPD/ready.$m" "$m"
+RUNX_PID=$OT_PID
+assert_eq "auto as root, setsid escape, deadline: 124" 124 "$OT_STATUS"
 assert_true "auto as root, setsid escape: it was in place" test -e "$TMPD/ready.$m"
 assert_dead "auto as root, setsid escape, deadline: dead" "$m"
 assert_eq "auto as root (${RUNX_LAUNCH:-default} launch): scope $AUTO_WANT" "$AUTO_WANT" \
@@ -104,9 +109,10 @@ assert_no_cgroup "auto as root, cleanup: no cgroup left" "$RUNX_PID"
 
 # --- unprivileged: tree -----------------------------------------------------------------
 if ! as_nobody true 2>/dev/null; then
-	skip "unprivileged auto" "setpriv cannot switch to uid 65534"
+	skips 16 "unprivileged auto" "needs root (setpriv cannot switch to uid 65534)"
 	done_testing
 fi
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups -- "$NRUNX" "${LAUNCH_ARGS[@]}")
 
 s=0
 as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --kill-scope=auto -v --report="$NOBODY_DIR/plain.json" -- \
@@ -124,11 +130,10 @@ assert_eq "auto unprivileged: the report says scope tree" tree "$(report_get "$N
 
 # a setsid escape (TERM ignored) is still stopped: deadline
 new_marker m
-as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --kill-scope=auto -t 1 -k 0.5 -- sh -c "$SETSID_ESCAPE"'
-exec sleep "$2"' sh "$NOBODY_DIR/ready.$m" "$m" 2>/dev/null &
-RUNX_PID=$!
-wait_pid_exit "$RUNX_PID" 30
-assert_eq "auto unprivileged, setsid escape, deadline: 124" 124 "$WAIT_STATUS"
+on_time 1 "$NOBODY_DIR/ready.$m" "$m" "2>/dev/null" -- "${NOBODY[@]}" --kill-scope=auto -t @T -k 0.5 -- sh -c "$SETSID_ESCAPE"'
+exec sleep "$2"' sh "$NOBODY_DIR/ready.$m" "$m"
+RUNX_PID=$OT_PID
+assert_eq "auto unprivileged, setsid escape, deadline: 124" 124 "$OT_STATUS"
 assert_true "auto unprivileged, setsid escape: it was in place" test -e "$NOBODY_DIR/ready.$m"
 assert_dead "auto unprivileged, setsid escape, deadline: dead" "$m"
 assert_no_cgroup "auto unprivileged: no cgroup left" "$RUNX_PID"
@@ -145,13 +150,11 @@ assert_dead "auto unprivileged, setsid escape, cleanup: dead" "$m"
 
 # ... and a double fork, deadline
 new_marker m
-as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --kill-scope=auto -t 1 -k 0.5 -- sh -c '
+on_time 1 "$NOBODY_DIR/ready.$m" "$m" "2>/dev/null" -- "${NOBODY[@]}" --kill-scope=auto -t @T -k 0.5 -- sh -c '
 (sh -c "trap \"\" TERM; touch \"\$1\"; exec sleep \"\$2\"" x "$1" "$2" &)
-i=0; while [ ! -e "$1" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done
-exec sleep "$2"' sh "$NOBODY_DIR/ready.$m" "$m" 2>/dev/null &
-RUNX_PID=$!
-wait_pid_exit "$RUNX_PID" 30
-assert_eq "auto unprivileged, double fork, deadline: 124" 124 "$WAIT_STATUS"
+i=0; while [ ! -e "$1" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done
+exec sleep "$2"' sh "$NOBODY_DIR/ready.$m" "$m"
+assert_eq "auto unprivileged, double fork, deadline: 124" 124 "$OT_STATUS"
 assert_true "auto unprivileged, double fork: it was in place" test -e "$NOBODY_DIR/ready.$m"
 assert_dead "auto unprivileged, double fork, deadline: dead" "$m"
 

@@ -8,6 +8,9 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
+# per backend: 11 exit statuses, 7 fds, 7 signals, 8 placements, 2 group
+plan $(((11 + 7 + 7 + 8 + 2) * $(wc -w <<<"$ALL_BACKENDS")))
+
 # The fds of the shell started as the command (no pipeline inside that
 # shell: it would hold pipe fds of its own while ls looks); fds_of turns
 # the listing into "0 1 2 7 ".

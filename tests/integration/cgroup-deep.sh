@@ -22,6 +22,7 @@
 require_python3 "to nest cgroups deeper than PATH_MAX"
 require_writable_cgroup2 "for the cgroup scope"
 ADVERSARY=$(dirname "$TESTLIB")/cgroup-adversary.py
+plan 26
 
 # same_process PID START: PID is still the process that started at START
 # (field 22 of /proc/PID/stat), zombie or not: it has not been reaped.
@@ -49,12 +50,16 @@ deep() {
 		sh -c 'trap "" TERM; exec "$@"' sh \
 		"$PY" "$ADVERSARY" nest "$CGMNT" "$levels" "$mode" "$info" "$m" 2>"$err" &
 	RUNX_PID=$!
+	local started=$EPOCHREALTIME
 	wait_exec "$RUNX_PID"
 	poll 3000 0.1 ready_or_gone "$info" "$RUNX_PID"
 	read -r pid start top <"$info" 2>/dev/null
 	[ -n "${top:-}" ] && at_exit "\"\$PY\" \"\$ADVERSARY\" cleanup '$top'"
 	assert_eq "$label: the job nested $levels levels and moved in" \
 		"$levels" "$(cat "$info.ready" 2>/dev/null)"
+	# the SIGTERM must come after the 2 s deadline, to cut the grace
+	# short (before it, it would start the stop itself: a 600 s grace)
+	[ "$mode" = sleep ] && "$PY" -c 'import sys, time; time.sleep(max(0, float(sys.argv[1]) + 2.5 - time.time()))' "$started"
 	t0=$(date +%s%N)
 	[ "$mode" = sleep ] && kill -TERM "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 120

@@ -16,6 +16,7 @@
 require_python3 "for a process whose main thread exits first"
 require_writable_cgroup2 "for the cgroup scope"
 ADVERSARY=$(dirname "$TESTLIB")/cgroup-adversary.py
+plan 12
 
 # The deadline and the grace period (s), and how much later than both
 # runx may end on a loaded machine: the bound stays below the 10 s after

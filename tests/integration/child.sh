@@ -1,18 +1,21 @@
 #!/bin/bash
 # Child scope (--kill-scope=child): only the direct child is signalled.
 # --foreground: the command stays in runx's process group, implies the
-# child scope.
+# tree scope (--kill-scope=child may be given instead).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
+
+# 11 child scope, 13 --foreground, 6 combinations
+plan $((11 + 13 + 6))
 
 # --- --kill-scope=child ------------------------------------------------------
 new_marker m
 new_marker g
+# (on_time: the grandchild must be there before the deadline)
+r=$TMPD/ready.$m
 # shellcheck disable=SC2154 # m, g: set by new_marker
-runx_bg --kill-scope=child -t 1 -k 1 -- sh -c "echo \$\$ >$TMPD/pid.$m; sleep $g & exec sleep $m"
-wait_marked "$g" 1 || true
-wait_pid_exit "$RUNX_PID" 40
-assert_eq "child scope: deadline gives 124" 124 "$WAIT_STATUS"
+on_time 1 "$r" "$g" -- runx --kill-scope=child -t @T -k 1 -- sh -c "echo \$\$ >$TMPD/pid.$m; sleep $g & : >$r; exec sleep $m"
+assert_eq "child scope: deadline gives 124" 124 "$OT_STATUS"
 cpid=$(cat "$TMPD/pid.$m" 2>/dev/null)
 assert_false "child scope: the direct child is dead" pid_alive "${cpid:-0}"
 assert_dead "child scope: the direct child is dead (by marker)" "$m"
@@ -33,8 +36,9 @@ assert_dead "child scope -p: dead" "$m"
 
 # TERM-ignoring child: SIGKILL after the grace period.
 new_marker m
-assert_eq "child scope, TERM ignored: -p 137" 137 \
-	"$(st runx --kill-scope=child -p -t 0.5 -k 0.5 -- sh -c "trap '' TERM; exec sleep $m")"
+r=$TMPD/ready.$m
+on_time 0.5 "$r" -- runx --kill-scope=child -p -t @T -k 0.5 -- sh -c "trap '' TERM; : >$r; exec sleep $m"
+assert_eq "child scope, TERM ignored: -p 137" 137 "$OT_STATUS"
 assert_dead "child scope, TERM ignored: dead" "$m"
 
 # The child still gets a session of its own (decision 3).
@@ -63,10 +67,9 @@ assert_eq "--foreground: runx is in the test shell's process group" \
 # the grace period instead of waiting for it (SPEC, --foreground).
 new_marker m
 new_marker g
-runx_bg --foreground -t 1 -k 1 -- sh -c "(trap '' TERM; exec sleep $g) & exec sleep $m"
-wait_marked "$g" 1 || true
-wait_pid_exit "$RUNX_PID" 40
-assert_eq "--foreground: deadline gives 124" 124 "$WAIT_STATUS"
+r=$TMPD/ready.$m
+on_time 1 "$r" "$g" -- runx --foreground -t @T -k 1 -- sh -c "(trap '' TERM; exec sleep $g) & : >$r; exec sleep $m"
+assert_eq "--foreground: deadline gives 124" 124 "$OT_STATUS"
 assert_dead "--foreground: the direct child is dead" "$m"
 assert_dead "--foreground: the grandchild is dead too (tree scope)" "$g"
 x=$( { time -p runx --foreground -t 1 -k 1 -- sh -c "(trap '' TERM; sleep 30) & sleep 30" >/dev/null; } 2>&1 | awk '/^real/ { print ($2 < 15) ? "returned" : "late " $2 }')
@@ -76,10 +79,9 @@ assert_eq "--foreground in \$(...): returns at the deadline and grace, not 30 s 
 # survives the deadline (documented).
 new_marker m
 new_marker g
-runx_bg --foreground --kill-scope=child -t 1 -k 1 -- sh -c "sleep $g & exec sleep $m"
-wait_marked "$g" 1 || true
-wait_pid_exit "$RUNX_PID" 40
-assert_eq "--foreground --kill-scope=child: deadline gives 124" 124 "$WAIT_STATUS"
+r=$TMPD/ready.$m
+on_time 1 "$r" "$g" -- runx --foreground --kill-scope=child -t @T -k 1 -- sh -c "sleep $g & : >$r; exec sleep $m"
+assert_eq "--foreground --kill-scope=child: deadline gives 124" 124 "$OT_STATUS"
 assert_dead "--foreground --kill-scope=child: the direct child is dead" "$m"
 assert_eq "--foreground --kill-scope=child: the grandchild survives" 1 "$(marked_count "$g")"
 kill_marked "$m" "$g"

@@ -32,6 +32,9 @@ SHORT_OPTS=(-t -s -k -p -G -C -i -o -e -a -m -v -h -V)
 SCOPES=(child group tree cgroup pidns auto)
 BACKENDS=(posix_spawn fork vfork clone3)
 
+# 15 bash, 10 zsh, 12 fish, 7 make install
+plan $((15 + 10 + 12 + 7))
+
 # has_all LABEL TEXT WORD...: TEXT holds each WORD as a whole word (an
 # option may be followed by '='); one TAP line naming the missing ones.
 has_all() {
@@ -174,7 +177,7 @@ zsh_out() {
 }
 # zsh_run DIR: run the driver over ZSH_LINES with DIR on $fpath.
 zsh_run() {
-	guarded 60 zsh -f "$TMPD/zsh-complete" "$1" "${ZSH_LINES[@]}" >"$TMPD/zsh.out" 2>&1
+	guarded 180 zsh -f "$TMPD/zsh-complete" "$1" "${ZSH_LINES[@]}" >"$TMPD/zsh.out" 2>&1
 }
 zsh_status=$(st zsh_run "$COMPDIR")
 assert_eq "zsh: the completion driver ran" 0 "$zsh_status" "$(cat "$TMPD/zsh.out")"
@@ -198,7 +201,7 @@ has_none "zsh: after the operand, none of runx's options" "$out" --kill-scope --
 # fcomp LINE [SETUP]: fish's completions of LINE, the first field of each
 # (SETUP: fish code run first; default: source completions/runx.fish).
 fcomp() {
-	guarded 30 fish --no-config -c "${2:-source \$argv[2]}; complete -C \$argv[1]" \
+	guarded 60 fish --no-config -c "${2:-source \$argv[2]}; complete -C \$argv[1]" \
 		"$1" "$COMPDIR/runx.fish" 2>&1 | cut -f1
 }
 

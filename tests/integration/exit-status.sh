@@ -5,6 +5,10 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
+# 9 passthrough and parsing, 6 deadline, 9 -p, 17 bad values x 3, 2 with
+# no command, 12 for 126/127, 4 for 128+N
+plan $((9 + 6 + 9 + 17 * 3 + 2 + 12 + 4))
+
 # --- passthrough -----------------------------------------------------------
 assert_eq "exit 0 passes through" 0 "$(st runx -- true)"
 assert_eq "exit 1 passes through" 1 "$(st runx -- false)"
@@ -47,14 +51,17 @@ assert_eq "-p: killed by SIGTERM gives 143" 143 \
 	"$(st runx -p -t 0.5 -- sleep "$m")"
 assert_dead "-p TERM: dead" "$m"
 
+# (on_time: the job's trap must be in place before the deadline)
 new_marker m
-assert_eq "-p: killed by SIGKILL after grace gives 137" 137 \
-	"$(st runx -p -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+r=$TMPD/ready.$m
+on_time 0.5 "$r" -- runx -p -t @T -k 0.5 -- sh -c "trap '' TERM; : >$r; sleep $m; :"
+assert_eq "-p: killed by SIGKILL after grace gives 137" 137 "$OT_STATUS"
 assert_dead "-p KILL: dead" "$m"
 
 new_marker m
-assert_eq "-p: the command's own status from its TERM handler" 3 \
-	"$(st runx -p -t 0.5 -- sh -c "trap 'exit 3' TERM; sleep $m & wait")"
+r=$TMPD/ready.$m
+on_time 0.5 "$r" -- runx -p -t @T -- sh -c "trap 'exit 3' TERM; : >$r; sleep $m & wait"
+assert_eq "-p: the command's own status from its TERM handler" 3 "$OT_STATUS"
 assert_dead "-p own status: dead" "$m"
 
 new_marker m

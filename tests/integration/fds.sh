@@ -6,7 +6,8 @@
 # anything starts (125, one line, the command never ran) or runs the
 # command under a working deadline and empties its scope before it exits
 # (124, and no process of the job alive the moment runx is gone).  It
-# never hangs.
+# never hangs.  The helper that runs the matrix is checked: a case it
+# gives no result for is a failure, and so is its own failure.
 # Loops over the backends itself: run once.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
@@ -16,12 +17,34 @@ cgroup_ok=no
 [ "$("$RUNX" -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
 diag "cgroup scope usable here: $cgroup_ok"
 
+# The cases, in the order of their test lines: "BACKEND SCOPE MODE N".
+# Every backend x scope x mode x N is a test; where the cgroup scope
+# cannot run, its cases are skips.
+: >"$TMPD/cases"
+ncases=0
+for b in $ALL_BACKENDS; do
+	for sc in child group tree cgroup; do
+		for mode in plain idle report; do
+			for ((n = 3; n <= 24; n++)); do
+				echo "$b $sc $mode $n" >>"$TMPD/cases"
+				ncases=$((ncases + 1))
+			done
+		done
+	done
+done
+plan $((ncases + 4))
+
+# The helper runs the cases it is given (one a line: "I BACKEND SCOPE MODE
+# N") eight at a time and prints "I<TAB>ok|fail<TAB>WHY" for each.  The
+# job writes its "started" file first: a deadline (-t) that came before
+# that (status 124, no started file: a loaded machine) tells nothing, so
+# such a case runs again with a longer deadline (3, 10, then 30 s).  A run
+# that takes longer than 60 s plus 4 deadlines is "hung".
 cat >"$TMPD/matrix.py" <<'EOF'
-import concurrent.futures, os, re, subprocess, sys
-runx, tmpd, marker_base, cgroup_ok = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "yes"
-backends = ["posix_spawn", "fork", "vfork", "clone3"]
-scopes = ["child", "group", "tree"] + (["cgroup"] if cgroup_ok else [])
+import concurrent.futures, os, subprocess, sys
+runx, tmpd, marker_base, casefile = sys.argv[1:5]
 modes = {"plain": [], "idle": ["--idle-timeout=30"], "report": ["--report=%s/r-{id}.json" % tmpd]}
+deadlines = [0.3, 3, 10, 30]
 
 def alive(marker):
     """pids of live processes whose command line holds marker"""
@@ -38,19 +61,21 @@ def alive(marker):
             found.append(int(p))
     return found
 
-def one(case):
-    i, b, sc, mode, n = case
+def run(i, b, sc, mode, n, t):
+    """one run of case i with the deadline t: status, stderr, left, ran"""
     marker = "%s%d" % (marker_base, i)
     started = "%s/started-%d" % (tmpd, i)
+    if os.path.exists(started):
+        os.unlink(started)
     job = "touch %s; trap '' TERM; sleep %s & sleep %s" % (started, marker, marker)
     if sc == "child":
         job = "touch %s; exec sleep %s" % (started, marker)
     args = [a.replace("{id}", str(i)) for a in modes[mode]]
-    cmd = "ulimit -n %d && exec %s --launch=%s --kill-scope=%s -t 0.3 -k 0.2 %s -- sh -c %s" % (
-        n, runx, b, sc, " ".join(args), "'" + job.replace("'", "'\\''") + "'")
+    cmd = "ulimit -n %d && exec %s --launch=%s --kill-scope=%s -t %s -k 0.2 %s -- sh -c %s" % (
+        n, runx, b, sc, t, " ".join(args), "'" + job.replace("'", "'\\''") + "'")
     try:
         p = subprocess.run(["bash", "-c", cmd], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, timeout=30)
+                           stderr=subprocess.PIPE, timeout=60 + 4 * t)
         status, err = p.returncode, p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired:
         status, err = "hung", ""
@@ -60,57 +85,72 @@ def one(case):
             os.kill(pid, 9)
         except OSError:
             pass
-    ran = os.path.exists(started)
-    name = "%s %s %s ulimit -n %d" % (b, sc, mode, n)
+    return status, err, left, os.path.exists(started)
+
+def one(case):
+    i, b, sc, mode, n = case
+    for t in deadlines:
+        status, err, left, ran = run(i, b, sc, mode, n, t)
+        if not (status == 124 and not ran and not left):
+            break
+    late = "" if t == deadlines[0] else " (-t %s: the job had not started before the shorter deadlines)" % t
     lines = err.strip().splitlines()
     # one line; with --report, a second may say the report could not be
     # written either (for the same lack of fds)
     extra = [l for l in lines[1:] if not l.startswith("runx: cannot write the report")]
     if status == 125 and not ran and len(lines) >= 1 and not extra and not left:
-        return (True, name, "refused: " + lines[0])
+        return (i, True, "refused: " + lines[0])
     if status == 124 and ran and not left:
-        return (True, name, "ran")
+        return (i, True, "ran" + late)
     # a dynamic runx with 3 fds: the dynamic loader cannot open libc, and
     # exits 127 before runx's first instruction (the static build runs)
     if status == 127 and not ran and not left and "error while loading shared libraries" in err:
-        return (True, name, "refused by the dynamic loader")
-    return (False, name, "status %s, ran %s, left %s, stderr %r" % (status, ran, left, err[-400:]))
+        return (i, True, "refused by the dynamic loader")
+    return (i, False, "status %s, ran %s, left %s, stderr %r%s" % (status, ran, left, err[-400:], late))
 
 cases = []
-i = 0
-for b in backends:
-    for sc in scopes:
-        for mode in modes:
-            for n in range(3, 25):
-                i += 1
-                cases.append((i, b, sc, mode, n))
-ran = refused = 0
+for line in open(casefile):
+    i, b, sc, mode, n = line.split()
+    cases.append((int(i), b, sc, mode, int(n)))
 with concurrent.futures.ThreadPoolExecutor(max_workers=8) as ex:
-    for good, name, why in ex.map(one, cases):
-        if good:
-            print("ok - %s: %s" % (name, why))
-            ran += why == "ran"
-            refused += why != "ran"
-        else:
-            print("not ok - %s" % name)
-            print("# " + why)
-print("# %d ran under a working deadline, %d refused before starting" % (ran, refused))
+    for i, good, why in ex.map(one, cases):
+        print("%d\t%s\t%s" % (i, "ok" if good else "fail", why.replace("\n", " ")), flush=True)
 EOF
 
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) name=${line#not ok - } ;;
-	"# "*)
-		if [ -n "${name:-}" ]; then
-			not_ok "$name" "${line#\# }"
-			name=""
-		else
-			diag "${line#\# }"
-		fi
-		;;
-	esac
-done < <("$PY" "$TMPD/matrix.py" "$RUNX" "$TMPD" "1000.${MARK_BASE}8" "$cgroup_ok")
+# The cases this machine can run go to the helper; its results are read
+# once it is done, and every case gets its test line, in order.
+awk -v cg="$cgroup_ok" '$2 != "cgroup" || cg == "yes" { print NR, $0 }' "$TMPD/cases" >"$TMPD/torun"
+hs=0
+"$PY" "$TMPD/matrix.py" "$RUNX" "$TMPD" "1000.${MARK_BASE}8" "$TMPD/torun" \
+	>"$TMPD/results" 2>"$TMPD/matrix.err" || hs=$?
+declare -A res=()
+while IFS=$'\t' read -r i r why; do
+	res[$i]="$r	$why"
+done <"$TMPD/results"
+i=0 nran=0 nrefused=0 nmissing=0
+while read -r b sc mode n; do
+	i=$((i + 1))
+	name="$b $sc $mode ulimit -n $n"
+	if [ "$sc" = cgroup ] && [ "$cgroup_ok" = no ]; then
+		skip "$name" "the cgroup scope is not usable here"
+	elif [ -z "${res[$i]+set}" ]; then
+		nmissing=$((nmissing + 1))
+		not_ok "$name" "no result: $(helper_failure "$hs" "$TMPD/matrix.err")"
+	elif [ "${res[$i]%%	*}" = ok ]; then
+		why=${res[$i]#*	}
+		ok "$name: $why"
+		case $why in
+		ran*) nran=$((nran + 1)) ;;
+		*) nrefused=$((nrefused + 1)) ;;
+		esac
+	else
+		not_ok "$name" "${res[$i]#*	}"
+	fi
+done <"$TMPD/cases"
+if [ "$hs" != 0 ] && [ "$nmissing" = 0 ]; then
+	bail_out "the matrix: $(helper_failure "$hs" "$TMPD/matrix.err")"
+fi
+diag "$nran ran under a working deadline, $nrefused refused before starting"
 
 # The example from the issue: with 7 fds the group scope used to start the
 # command, fail to arm the deadline, and exit 137; now it refuses.

@@ -14,6 +14,10 @@ for t in sha256sum timeout setsid; do
 	require_command "$t"
 done
 
+# 22 the idle deadline, 8 with -t, 3 closed streams, 3 stdin and SIGPIPE,
+# 13 + 14 byte-exact relays, 2 slow readers, 8 grandchildren
+plan $((22 + 8 + 3 + 3 + 13 + 14 + 2 + 8))
+
 # --- own helpers ---------------------------------------------------------------
 
 # report_field FILE KEY: a top-level field of a JSON report, as JSON.
@@ -77,18 +81,21 @@ GEN=("$PY" "$TMPD/gen.py")
 BIG=100000000
 
 # --- the idle deadline fires ----------------------------------------------------
+# (on_time: the output must be out before the idle deadline)
 new_marker m
 rep=$TMPD/fires.json
-s=0
-runx -v --report="$rep" --idle-timeout=0.5 -k 2 -- sh -c 'echo one; echo two >&2; exec sleep "$1"' sh "$m" \
-	>"$TMPD/fires.out" 2>"$TMPD/fires.err" || s=$?
-assert_eq "idle: fires after silence: 124" 124 "$s"
+on_time 0.5 "$TMPD/fires.ready" ">$TMPD/fires.out" "2>$TMPD/fires.err" -- \
+	runx -v --report="$rep" --idle-timeout=@T -k 2 -- \
+	sh -c 'echo one; echo two >&2; : >"$2"; exec sleep "$1"' sh "$m" "$TMPD/fires.ready"
+assert_eq "idle: fires after silence: 124" 124 "$OT_STATUS"
 assert_eq "idle: stdout before the silence went through" one "$(cat "$TMPD/fires.out")"
 assert_eq "idle: stderr before the silence went through" two "$(grep -v '^runx: ' "$TMPD/fires.err")"
 assert_eq "idle: report reason" '"idle_timeout"' "$(report_field "$rep" reason)"
-assert_eq "idle: report idle_timeout" 0.5 "$(report_field "$rep" idle_timeout)"
+assert_eq "idle: report idle_timeout" "$(awk -v t="$OT_T" 'BEGIN { printf "%.1f", t }')" \
+	"$(report_field "$rep" idle_timeout)"
 assert_eq "idle: report signal (the command died of SIGTERM)" '"SIGTERM"' "$(report_field "$rep" signal)"
-assert_match "idle: -v says why" "runx: idle deadline reached: no output for 500ms" "$(cat "$TMPD/fires.err")"
+assert_match "idle: -v says why" "runx: idle deadline reached: no output for $(duration_text "$OT_T")" \
+	"$(cat "$TMPD/fires.err")"
 assert_dead "idle: the command is dead" "$m"
 
 new_marker m
@@ -103,32 +110,34 @@ assert_dead "idle -p: dead" "$m"
 # TERM ignored: SIGKILL after the grace period, still 124
 new_marker m
 assert_eq "idle: TERM ignored, SIGKILL after grace: 124" 124 \
-	"$(st hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=0.3 -k 0.3 -- sh -c "trap '' TERM; sleep $m; :")"
+	"$(st hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=0.3 -k 0.3 -- sh -c "trap '' TERM; sleep $m; :")"
 assert_dead "idle: TERM ignored: dead" "$m"
 
 # --- every output resets it ------------------------------------------------------------
+# (an output every 0.2 s: a gap of 2 s, ten times that, holds on a loaded
+# machine; the output goes on twice as long as the idle deadline)
 s=0
-runx --idle-timeout=1s -- sh -c 'i=0; while [ $i -lt 10 ]; do echo $i; sleep 0.2; i=$((i+1)); done' \
+runx --idle-timeout=2s -- sh -c 'i=0; while [ $i -lt 20 ]; do echo $i; sleep 0.2; i=$((i+1)); done' \
 	>"$TMPD/reset.out" || s=$?
-assert_eq "idle: output every 0.2 s for 2 s with --idle-timeout 1s: exit 0" 0 "$s"
-assert_eq "idle: all 10 lines" "0 1 2 3 4 5 6 7 8 9" "$(tr '\n' ' ' <"$TMPD/reset.out" | sed 's/ $//')"
+assert_eq "idle: output every 0.2 s for 4 s with --idle-timeout 2s: exit 0" 0 "$s"
+assert_eq "idle: all 20 lines" "$(seq 0 19 | tr '\n' ' ' | sed 's/ $//')" "$(tr '\n' ' ' <"$TMPD/reset.out" | sed 's/ $//')"
 
 s=0
-runx --idle-timeout=1s -- sh -c 'i=0; while [ $i -lt 10 ]; do echo $i >&2; sleep 0.2; i=$((i+1)); done' \
+runx --idle-timeout=2s -- sh -c 'i=0; while [ $i -lt 20 ]; do echo $i >&2; sleep 0.2; i=$((i+1)); done' \
 	2>"$TMPD/reset.err" || s=$?
 assert_eq "idle: stderr output resets it too: exit 0" 0 "$s"
-assert_eq "idle: all 10 stderr lines" 10 "$(wc -l <"$TMPD/reset.err" | tr -d ' ')"
+assert_eq "idle: all 20 stderr lines" 20 "$(wc -l <"$TMPD/reset.err" | tr -d ' ')"
 
 # output, then silence: fires only after the silence
 new_marker m
 rep=$TMPD/late.json
 s=0
-runx --report="$rep" --idle-timeout=1 -- sh -c 'for i in 1 2 3 4 5 6; do echo $i; sleep 0.3; done; exec sleep "$1"' sh "$m" \
+runx --report="$rep" --idle-timeout=2 -- sh -c 'for i in 1 2 3 4 5 6; do echo $i; sleep 0.3; done; exec sleep "$1"' sh "$m" \
 	>"$TMPD/late.out" || s=$?
 assert_eq "idle: output for 1.8 s, then silence: 124" 124 "$s"
 assert_eq "idle: all 6 lines arrived" 6 "$(wc -l <"$TMPD/late.out" | tr -d ' ')"
-assert_true "idle: the deadline counted from the last output (wall_time >= 2.5: last output at 1.5 s + 1 s)" \
-	"$PY" -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["wall_time"] >= 2.5 else 1)' "$rep"
+assert_true "idle: the deadline counted from the last output (wall_time >= 3.5: last output at 1.5 s + 2 s)" \
+	"$PY" -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["wall_time"] >= 3.5 else 1)' "$rep"
 assert_dead "idle: output then silence: dead" "$m"
 
 # --- together with -t -----------------------------------------------------------------
@@ -150,7 +159,7 @@ assert_eq "-t 10 --idle-timeout 0.5: report timeout" 10.0 "$(report_field "$rep"
 assert_dead "-t 10 --idle-timeout 0.5: dead" "$m"
 
 assert_eq "-t and --idle-timeout, the command ends first: its status" 5 \
-	"$(st runx -t 10 --idle-timeout=5 -- sh -c 'echo hi >/dev/null; sleep 0.2; exit 5')"
+	"$(st runx -t 10 --idle-timeout=60 -- sh -c 'echo hi >/dev/null; sleep 0.2; exit 5')"
 
 # A standard stream that was closed when runx started stays closed in the
 # command (decision 9), relay or not.  The probe writes "open" or "closed"
@@ -166,21 +175,22 @@ os.write(3 - fd, r.encode())'
 assert_eq "(without --idle-timeout, for comparison: a closed stdout stays closed)" closed \
 	"$(runx -- "$PY" -c "$FDPROBE" 1 2>&1 >&-)"
 assert_eq "idle: a closed stdout is still closed in the command" closed \
-	"$(runx --idle-timeout=5 -- "$PY" -c "$FDPROBE" 1 2>&1 >&-)"
+	"$(runx --idle-timeout=60 -- "$PY" -c "$FDPROBE" 1 2>&1 >&-)"
 assert_eq "idle: a closed stderr is still closed in the command" closed \
-	"$(runx --idle-timeout=5 -- "$PY" -c "$FDPROBE" 2 2>&-)"
+	"$(runx --idle-timeout=60 -- "$PY" -c "$FDPROBE" 2 2>&-)"
 
 # --- stdin, SIGPIPE ------------------------------------------------------------------------
-assert_eq "idle: stdin is untouched" "abc" "$(printf abc | runx --idle-timeout=2 -- cat)"
+assert_eq "idle: stdin is untouched" "abc" "$(printf abc | runx --idle-timeout=60 -- cat)"
 
 new_marker m
-s=$(hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -- yes "$m" | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}")
+s=$(hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- yes "$m" | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}")
 assert_eq "idle: a closed reader gives SIGPIPE, as without runx (141)" 141 "$s"
 assert_dead "idle: SIGPIPE: dead" "$m"
 
 # --- byte-exact relay ---------------------------------------------------------------------
 # reference: the same command without runx
-"${GEN[@]}" bin "$BIG" 7 >"$TMPD/ref.out" 2>"$TMPD/ref.err"
+"${GEN[@]}" bin "$BIG" 7 >"$TMPD/ref.out" 2>"$TMPD/ref.err" ||
+	bail_out "the data generator failed: $(cat "$TMPD/ref.err")"
 ref_out=$(sha <"$TMPD/ref.out")
 ref_err=$(sha <"$TMPD/ref.err")
 ref_out_size=$(wc -c <"$TMPD/ref.out" | tr -d ' ')
@@ -190,7 +200,7 @@ diag "reference: stdout $ref_out_size bytes, stderr $ref_err_size bytes"
 
 # both streams to pipes (splice pipe to pipe)
 rm -f "$TMPD/st"
-{ { hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -- "${GEN[@]}" bin "$BIG" 7
+{ { hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- "${GEN[@]}" bin "$BIG" 7
 	echo $? >"$TMPD/st"; } 2>&1 1>&3 3>&- | sha >"$TMPD/pipe.err.sha"; } 3>&1 | sha >"$TMPD/pipe.out.sha"
 assert_eq "relay to pipes: exit 0" 0 "$(cat "$TMPD/st")"
 assert_eq "relay to pipes: stdout byte-exact (sha256)" "$ref_out" "$(cat "$TMPD/pipe.out.sha")"
@@ -198,7 +208,7 @@ assert_eq "relay to pipes: stderr byte-exact (sha256)" "$ref_err" "$(cat "$TMPD/
 
 # both streams to files opened by the shell
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -- "${GEN[@]}" bin "$BIG" 7 \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- "${GEN[@]}" bin "$BIG" 7 \
 	>"$TMPD/f.out" 2>"$TMPD/f.err" || s=$?
 assert_eq "relay to files: exit 0" 0 "$s"
 assert_eq "relay to files: stdout byte-exact" "$ref_out" "$(sha <"$TMPD/f.out")"
@@ -207,7 +217,7 @@ rm -f "$TMPD/f.out" "$TMPD/f.err"
 
 # -o / -e
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -o "$TMPD/o.out" -e "$TMPD/o.err" -- \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -o "$TMPD/o.out" -e "$TMPD/o.err" -- \
 	"${GEN[@]}" bin "$BIG" 7 >"$TMPD/o.stdout" 2>"$TMPD/o.stderr" || s=$?
 assert_eq "relay -o/-e: exit 0" 0 "$s"
 assert_eq "relay -o/-e: stdout file byte-exact" "$ref_out" "$(sha <"$TMPD/o.out")"
@@ -219,9 +229,10 @@ rm -f "$TMPD/o.out" "$TMPD/o.err"
 # -a appends (splice may not work with O_APPEND: the fallback path)
 printf 'first line\n' >"$TMPD/a.out"
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -a -o "$TMPD/a.out" -- \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -a -o "$TMPD/a.out" -- \
 	"${GEN[@]}" bin 20000000 8 2>"$TMPD/a.err" || s=$?
-"${GEN[@]}" bin 20000000 8 >"$TMPD/aref.out" 2>"$TMPD/aref.err"
+"${GEN[@]}" bin 20000000 8 >"$TMPD/aref.out" 2>"$TMPD/aref.err" ||
+	bail_out "the data generator failed: $(cat "$TMPD/aref.err")"
 assert_eq "relay -a: exit 0" 0 "$s"
 assert_eq "relay -a: the old content is kept, the output appended byte-exact" \
 	"$( { printf 'first line\n'; cat "$TMPD/aref.out"; } | sha)" "$(sha <"$TMPD/a.out")"
@@ -229,7 +240,8 @@ assert_eq "relay -a: stderr byte-exact" "$(sha <"$TMPD/aref.err")" "$(sha <"$TMP
 rm -f "$TMPD/a.out" "$TMPD/a.err" "$TMPD/aref.out" "$TMPD/aref.err"
 
 # merged streams: per-stream content (lines tagged O / E) and total size
-"${GEN[@]}" lines "$BIG" 9 >"$TMPD/lref.out" 2>"$TMPD/lref.err"
+"${GEN[@]}" lines "$BIG" 9 >"$TMPD/lref.out" 2>"$TMPD/lref.err" ||
+	bail_out "the data generator failed: $(cat "$TMPD/lref.err")"
 lref_out=$(sha <"$TMPD/lref.out")
 lref_err=$(sha <"$TMPD/lref.err")
 lref_size=$(($(wc -c <"$TMPD/lref.out") + $(wc -c <"$TMPD/lref.err")))
@@ -244,21 +256,21 @@ check_merged() {
 }
 
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -m -o "$TMPD/m.out" -- \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -m -o "$TMPD/m.out" -- \
 	"${GEN[@]}" lines "$BIG" 9 2>"$TMPD/m.stderr" || s=$?
 assert_eq "relay -m -o: exit 0" 0 "$s"
 assert_eq "relay -m -o: nothing on runx's stderr" 0 "$(wc -c <"$TMPD/m.stderr" | tr -d ' ')"
 check_merged "relay -m -o" "$TMPD/m.out"
 
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -m -- \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -m -- \
 	"${GEN[@]}" lines "$BIG" 9 >"$TMPD/m2.out" 2>"$TMPD/m2.stderr" || s=$?
 assert_eq "relay -m (no -o): exit 0" 0 "$s"
 assert_eq "relay -m (no -o): nothing on runx's stderr" 0 "$(wc -c <"$TMPD/m2.stderr" | tr -d ' ')"
 check_merged "relay -m (no -o)" "$TMPD/m2.out"
 
 s=0
-hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -o "$TMPD/same.out" -e "$TMPD/same.out" -- \
+hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -o "$TMPD/same.out" -e "$TMPD/same.out" -- \
 	"${GEN[@]}" lines "$BIG" 9 || s=$?
 assert_eq "relay -o F -e F: exit 0" 0 "$s"
 check_merged "relay -o F -e F" "$TMPD/same.out"
@@ -266,7 +278,7 @@ check_merged "relay -o F -e F" "$TMPD/same.out"
 # A slow reader: the command writes 100000 bytes and exits while the reader
 # of runx's stdout is still asleep; every byte must still arrive.
 for n in 100000 1000000; do
-	got=$(hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -- head -c "$n" /dev/zero | { sleep 1; wc -c; })
+	got=$(hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- head -c "$n" /dev/zero | { sleep 1; wc -c; })
 	assert_eq "relay to a slow reader: all $n bytes arrive" "$n" "${got// /}"
 done
 
@@ -279,17 +291,17 @@ grandchild='setsid sh -c "trap \"\" TERM; exec sleep $1" & echo started'
 new_marker g
 s=0
 # shellcheck disable=SC2154 # set by new_marker
-hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=5 -k 1 -- sh -c "$grandchild; exit 3" sh "$g" \
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -k 1 -- sh -c "$grandchild; exit 3" sh "$g" \
 	>"$TMPD/gc1.out" 2>&1 || s=$?
 assert_eq "grandchild holds the pipe, command exits 3: runx returns 3 (137 = hung)" 3 "$s"
 assert_eq "grandchild: the output before the exit arrived" started "$(cat "$TMPD/gc1.out")"
-wait_marked "$g" 1 5 >/dev/null
+wait_marked "$g" 1 30 >/dev/null
 kill_marked "$g"
 
 new_marker g
 new_marker m
 s=0
-hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=0.5 -k 1 -- sh -c "$grandchild; exec sleep \$2" sh "$g" "$m" \
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=0.5 -k 1 -- sh -c "$grandchild; exec sleep \$2" sh "$g" "$m" \
 	>"$TMPD/gc2.out" 2>&1 || s=$?
 assert_eq "grandchild holds the pipe, idle deadline: 124 (137 = hung)" 124 "$s"
 assert_dead "grandchild, idle deadline: the command is dead" "$m"
@@ -298,7 +310,7 @@ kill_marked "$g"
 new_marker g
 new_marker m
 s=0
-hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=10 -t 0.5 -k 1 -- sh -c "$grandchild; exec sleep \$2" sh "$g" "$m" \
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=10 -t 0.5 -k 1 -- sh -c "$grandchild; exec sleep \$2" sh "$g" "$m" \
 	>"$TMPD/gc3.out" 2>&1 || s=$?
 assert_eq "grandchild holds the pipe, -t deadline: 124 (137 = hung)" 124 "$s"
 assert_dead "grandchild, -t deadline: the command is dead" "$m"
@@ -308,7 +320,7 @@ kill_marked "$g"
 new_marker g
 s=0
 # shellcheck disable=SC2154 # set by new_marker
-hang_guard 30 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree --idle-timeout=5 -k 1 -- sh -c "$grandchild; sleep 0.3; exit 3" sh "$g" \
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree --idle-timeout=60 -k 1 -- sh -c "$grandchild; sleep 0.3; exit 3" sh "$g" \
 	>"$TMPD/gc4.out" 2>&1 || s=$?
 assert_eq "tree scope, TERM-ignoring grandchild holds the pipe: 3 (137 = hung)" 3 "$s"
 assert_dead "tree scope: the grandchild was killed after the grace period" "$g"

@@ -11,9 +11,20 @@
 #   marked_count/marked_list scan /proc/*/cmdline for it (a zombie counts
 #   as dead); the EXIT trap SIGKILLs whatever still carries one of this
 #   script's markers;
-# - TAP: ok/not_ok/assert_eq/assert_true...; the plan is printed at the
-#   end by done_testing (a script that dies half way is reported as an
-#   error by the TAP driver because the plan is missing).
+# - TAP: every script announces its plan first (`plan N`, computed before
+#   the first test, also where the count depends on the machine), then
+#   ok/not_ok/skip/assert_eq/assert_true...; done_testing at the end.  A
+#   case dropped or a script that dies half way leaves fewer tests than
+#   the plan: the TAP driver reports that as an ERROR, and lib.sh says so
+#   on exit.  What cannot run here is a TAP skip with its reason (skip,
+#   skips), so the count stays the plan's;
+# - helper programs of the tests (embedded python3 and the like) are
+#   checked: a helper's failure is a test failure (not ok, with its
+#   stderr) or a "Bail out!", never a silently shorter run;
+# - timing: a job that must be set up before a short deadline fires runs
+#   under on_time, which repeats the run with a long deadline when the
+#   job was late (a loaded machine), instead of asserting on a run that
+#   tested nothing.
 
 set -u
 
@@ -42,13 +53,33 @@ if [ -z "${RUNX_TEST_CLEAN_SIGNALS:-}" ] && _sig_dirty; then
 fi
 export RUNX_TEST_CLEAN_SIGNALS=1
 
+# bail_out REASON: "Bail out!" (the TAP driver reports an ERROR) and exit 1:
+# the script cannot go on (a helper it needs failed, a misuse of lib.sh).
+bail_out() {
+	local line
+	TAP_BAILED=1
+	line=${*//$'\n'/ }
+	echo "Bail out! $line"
+	exit 1
+}
+
 # skip_all REASON: the whole script is skipped (a prerequisite is
 # missing): prints the plan "1..0 # SKIP REASON" and exits 77, the automake
 # convention (tests/integration/run-tap turns that 77 into 0 for the TAP
-# driver, which reports the plan as SKIP).
+# driver, which reports the plan as SKIP).  Only before the plan: once
+# tests are announced, a missing prerequisite is a skip per test (skips).
 skip_all() {
+	if [ -n "${TAP_PLAN:-}" ]; then
+		bail_out "skip_all after the plan ($*): skip the tests one by one"
+	fi
+	TAP_SKIPPED_ALL=1
 	echo "1..0 # SKIP $*"
 	exit 77
+}
+
+# require_root: skip_all unless this script runs as root.
+require_root() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root${1:+ $1}"
 }
 
 : "${RUNX:?RUNX must name the runx binary}"
@@ -88,6 +119,11 @@ runx_cg() {
 
 TAP_N=0
 TAP_FAILED=0
+TAP_PLAN=""
+TAP_DONE=""
+TAP_BAILED=""
+TAP_SKIPPED_ALL=""
+PENDING_DIAG=""
 
 diag() {
 	local line
@@ -96,14 +132,40 @@ diag() {
 	done <<<"$*"
 }
 
-ok() {
+# plan N: announces the N tests of the script ("1..N"), before the first.
+# Compute N before running anything (loops over backends or scopes: from
+# their lists; a case that cannot run here still counts, as skips).
+plan() {
+	case $1 in
+	'' | *[!0-9]*) bail_out "plan: '$1' is not a count" ;;
+	esac
+	if [ -n "$TAP_PLAN" ] || [ "$TAP_N" -gt 0 ]; then
+		bail_out "plan: given twice, or after a test"
+	fi
+	TAP_PLAN=$1
+	echo "1..$TAP_PLAN"
+}
+
+# _tap_next: the number of the next test line; the plan must be out (a
+# test line before it would be a plan at the end, which cannot tell a
+# dropped case).  Prints what on_time noted for this test first.
+_tap_next() {
+	[ -n "$TAP_PLAN" ] || bail_out "a test before the plan: call plan N first"
 	TAP_N=$((TAP_N + 1))
+	if [ -n "$PENDING_DIAG" ]; then
+		diag "$PENDING_DIAG"
+		PENDING_DIAG=""
+	fi
+}
+
+ok() {
+	_tap_next
 	printf 'ok %d - %s\n' "$TAP_N" "$1"
 }
 
 # not_ok NAME [DIAGNOSTIC...]
 not_ok() {
-	TAP_N=$((TAP_N + 1))
+	_tap_next
 	TAP_FAILED=$((TAP_FAILED + 1))
 	printf 'not ok %d - %s\n' "$TAP_N" "$1"
 	shift
@@ -112,9 +174,19 @@ not_ok() {
 	fi
 }
 
+# skip NAME REASON: a test that cannot run here (TAP "# SKIP REASON").
 skip() {
-	TAP_N=$((TAP_N + 1))
+	_tap_next
 	printf 'ok %d - %s # SKIP %s\n' "$TAP_N" "$1" "${2:-}"
+}
+
+# skips COUNT NAME REASON: COUNT tests of the case NAME that cannot run
+# here, each a skip ("NAME (i of COUNT)"): the plan's count stays right.
+skips() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		skip "$2 ($i of $1)" "$3"
+	done
 }
 
 # assert_eq NAME EXPECTED GOT [extra diagnostic]
@@ -169,9 +241,25 @@ assert_false() {
 	fi
 }
 
+# done_testing: the end of the script: exactly the planned tests ran
+# (else a diagnostic, and exit status 1 besides the TAP driver's ERROR).
 done_testing() {
-	echo "1..$TAP_N"
+	[ -n "$TAP_PLAN" ] || bail_out "done_testing without a plan"
+	TAP_DONE=1
+	if [ "$TAP_N" -ne "$TAP_PLAN" ]; then
+		diag "planned $TAP_PLAN tests, ran $TAP_N"
+		exit 1
+	fi
 	exit 0
+}
+
+# _tap_at_exit STATUS: a script that ends without done_testing (it died,
+# or exit was called) says how far it got, and does not exit 0.
+_tap_at_exit() {
+	[ -z "$TAP_DONE$TAP_BAILED$TAP_SKIPPED_ALL" ] || return 0
+	diag "the script ended (status $1) after $TAP_N of ${TAP_PLAN:-no plan of} tests, without done_testing"
+	[ "$1" != 0 ] || return 1
+	return "$1"
 }
 
 # --- running runx --------------------------------------------------------
@@ -208,17 +296,20 @@ runx_bg_with() {
 	wait_exec "$RUNX_PID"
 }
 
-# wait_exec PID: wait (busy, no sleep) until PID runs the runx binary, or
-# is gone.  Until then PID is bash's forked child, which handles a
-# terminating signal itself (it may even run the EXIT trap): a signal
-# meant for runx must not be sent before.
+# wait_exec PID: wait until PID runs the runx binary, or is gone (busy at
+# first, then in 1 ms steps; a hang guard of 60 s).  Until then PID is
+# bash's forked child, which handles a terminating signal itself (it may
+# even run the EXIT trap): a signal meant for runx must not be sent before.
 wait_exec() {
-	local pid=$1 i
-	for ((i = 0; i < 20000; i++)); do
+	local pid=$1 i end=$((EPOCHSECONDS + 60))
+	for ((i = 0; ; i++)); do
 		[[ /proc/$pid/exe -ef $RUNX ]] && return 0
 		[ -e "/proc/$pid" ] || return 0
+		if [ "$i" -ge 2000 ]; then
+			[ "$EPOCHSECONDS" -lt "$end" ] || return 0
+			sleep 0.001
+		fi
 	done
-	return 0
 }
 
 # guarded SECONDS COMMAND...: run COMMAND under GNU timeout as a hang
@@ -234,6 +325,108 @@ st() {
 	local s=0
 	"$@" || s=$?
 	echo "$s"
+}
+
+# --- a job set up before its deadline ----------------------------------------
+
+# ON_TIME_TRIES: the deadlines (seconds) of the runs after the first, when
+# the job was late.
+ON_TIME_TRIES=(3 10 30)
+
+# on_time SECONDS READY [FILE|MARKER|>OUT|2>ERR...] -- COMMAND...: run
+# COMMAND, a runx run whose deadline (or idle deadline) is written @T in
+# its words (@2T: twice that), SECONDS the first time.  The job writes the
+# file READY once it is set up (traps installed, children started; with
+# ": >FILE", no process of its own).  If READY is missing afterwards, or
+# was written more than half the deadline after the start, the deadline
+# may have come before the job was ready, and the run tells nothing of
+# runx (a loaded machine): it runs again with the deadlines of
+# ON_TIME_TRIES, and the next test line's diagnostic says so.  READY and
+# the FILEs are removed before each run, and what carries a MARKER
+# (1000.<digits>) is killed (a run may leave processes its scope does not
+# cover).  ">OUT" and "2>ERR" send COMMAND's stdout and stderr to OUT and
+# ERR, afresh for each run.  COMMAND runs in the background (INT and QUIT
+# at their defaults) under a hang guard of 60 s plus 4 deadlines; runx and
+# runx_cg as its first word are the binary under test as those functions
+# run it, else it must be a program (not a function).  Sets OT_STATUS
+# (its exit status, "hung" if the guard fired), OT_T (the deadline of the
+# run the test looks at; a caller's expectations use it), OT_PID (its pid)
+# and OT_ELAPSED (its seconds, from before its start to after its end).
+# The environment of the run has RUNX_TEST_T0, when it started
+# ($EPOCHREALTIME), for jobs that time themselves against the deadline.
+on_time() {
+	local t=$1 ready=$2 late t0 mt i out="" err=""
+	local -a files=() markers=() cmd words runs=("$1" "${ON_TIME_TRIES[@]}")
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		if [ "${1#>}" != "$1" ]; then
+			out=${1#>}
+		elif [ "${1#2>}" != "$1" ]; then
+			err=${1#2>}
+		elif [[ $1 =~ ^1000\.[0-9]+$ ]]; then
+			markers+=("$1")
+		else
+			files+=("$1")
+		fi
+		shift
+	done
+	[ "${1:-}" = -- ] || bail_out "on_time: no -- before the command"
+	shift
+	case $1 in
+	runx) cmd=("$RUNX" "${LAUNCH_ARGS[@]}") && shift ;;
+	runx_cg) cmd=("$RUNX" "${CG_LAUNCH_ARGS[@]}") && shift ;;
+	*) cmd=() ;;
+	esac
+	for ((i = 0; i < ${#runs[@]}; i++)); do
+		t=${runs[$i]}
+		rm -f "$ready" "${files[@]}"
+		[ ${#markers[@]} = 0 ] || kill_marked "${markers[@]}"
+		words=("${@//@2T/$(awk -v t="$t" 'BEGIN { print 2 * t }')}")
+		words=("${words[@]//@T/$t}")
+		t0=${EPOCHREALTIME/,/.}
+		(
+			[ -z "$out" ] || exec >"$out"
+			[ -z "$err" ] || exec 2>"$err"
+			RUNX_TEST_T0=$t0 exec env --default-signal=INT,QUIT "${cmd[@]}" "${words[@]}"
+		) &
+		OT_PID=$!
+		wait_pid_exit "$OT_PID" "$(awk -v t="$t" 'BEGIN { printf "%d", 60 + 4 * t }')"
+		# shellcheck disable=SC2034 # for the scripts that source this file
+		OT_STATUS=$WAIT_STATUS OT_T=$t
+		# shellcheck disable=SC2034
+		OT_ELAPSED=$(awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.2f\n", b - a }')
+		mt=$(stat -c %.9Y "$ready" 2>/dev/null) || mt=""
+		late=$(awk -v t0="$t0" -v mt="${mt:-x}" -v t="$t" 'BEGIN {
+			if (mt == "x") print "never got ready"
+			else if (mt - t0 > t / 2) printf "was ready %.2f s after the start\n", mt - t0 }')
+		[ -n "$late" ] || return 0
+		PENDING_DIAG+="${PENDING_DIAG:+$'\n'}on_time: the job $late, with a deadline of ${t} s: "
+		if [ "$i" = $((${#runs[@]} - 1)) ]; then
+			PENDING_DIAG+="no more tries, the results are this run's"
+		else
+			PENDING_DIAG+="run again with a longer one"
+		fi
+	done
+	return 0
+}
+
+# duration_text SECONDS: SECONDS as runx's messages show a duration
+# (0.5 -> 500ms, 10 -> 10s).
+duration_text() {
+	awk -v t="$1" 'BEGIN { if (t < 1) printf "%dms\n", t * 1000 + 0.5; else print t "s" }'
+}
+
+# --- helper programs -----------------------------------------------------------
+
+# helper_failure STATUS ERRFILE: the diagnostic for a helper program of
+# the test (not the program under test) that exited with STATUS, its
+# stderr in ERRFILE.  A helper that prints the results of several tests
+# and fails leaves each test it did not report a not ok with this text
+# (so the count stays the plan's); one that failed after reporting all
+# of them bails out.
+helper_failure() {
+	printf 'the helper exited with status %s; its stderr:\n%s' "$1" \
+		"$(tail -n 20 "$2" 2>/dev/null)"
 }
 
 # --- prerequisites ---------------------------------------------------------
@@ -452,11 +645,18 @@ pid_alive() {
 	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
-# stat_field PID N: field N (1-based, as in proc(5)) of /proc/PID/stat.
+# pid_in_state PID STATE: PID's state (proc(5), field 3) is STATE (T:
+# stopped...).
+pid_in_state() {
+	[ "$(stat_field "$1" 3)" = "$2" ]
+}
+
+# stat_field PID N: field N (1-based, as in proc(5)) of /proc/PID/stat
+# (read by the shell itself: no process per look, as polling loops do).
 stat_field() {
 	local line rest n=$2
 	local -a f
-	line=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	{ read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
 	rest=${line##*) }
 	# rest starts at field 3 (state)
 	read -r -a f <<<"$rest"
@@ -469,10 +669,13 @@ stat_field() {
 # WAIT_STATUS to its exit status.  If the guard expires, the job is
 # SIGKILLed and WAIT_STATUS is "hung".
 wait_pid_exit() {
-	local pid=$1 secs=${2:-30} i=0 st=0
-	while kill -0 "$pid" 2>/dev/null && [ "$(stat_field "$pid" 3)" != Z ]; do
-		i=$((i + 1))
-		if [ "$i" -gt $((secs * 50)) ]; then
+	local pid=$1 secs=${2:-30} st=0 line end
+	end=$((EPOCHSECONDS + secs))
+	while kill -0 "$pid" 2>/dev/null; do
+		{ read -r line <"/proc/$pid/stat"; } 2>/dev/null || break
+		line=${line##*) }
+		[ "${line%% *}" != Z ] || break
+		if [ "$EPOCHSECONDS" -gt "$end" ]; then
 			kill -KILL "$pid" 2>/dev/null
 			wait "$pid" 2>/dev/null
 			WAIT_STATUS=hung
@@ -480,7 +683,7 @@ wait_pid_exit() {
 		fi
 		sleep 0.02
 	done
-	wait "$pid" || st=$?
+	wait "$pid" 2>/dev/null || st=$?
 	# shellcheck disable=SC2034 # for the scripts that source this file
 	WAIT_STATUS=$st
 }
@@ -499,6 +702,7 @@ at_exit() {
 }
 
 cleanup() {
+	local status=$? tap_status=0
 	# bash may run the EXIT trap in a forked child that got a signal
 	# before it could exec: only the script itself cleans up.
 	[ "$BASHPID" = "$MAIN_PID" ] || return 0
@@ -514,5 +718,7 @@ cleanup() {
 		eval "$cmd"
 	done
 	rm -rf "$TMPD"
+	_tap_at_exit "$status" || tap_status=$?
+	[ "$tap_status" = 0 ] || exit "$tap_status"
 }
 trap cleanup EXIT

@@ -58,10 +58,29 @@ offered() {
 	[ -n "$CGMNT" ] && grep -qw "$1" "$CGOWN/cgroup.controllers" 2>/dev/null
 }
 
+MEMORY_BAD=('' -1 -0 lots 1.5 24Q 99999999999T 0x10)
+PIDS_BAD=('' -1 0 lots 1.5 99999999999999999999)
+CPU_BAD=('' -1 0 lots nan 0.0001x 99999999999999999999)
+# 5 per bad value, 3 x 3 scopes; per limit 6 where its controller is not
+# offered (the refusal), else 3; 4 for all three at once where one is
+# missing; 4 missing commands
+n_limits=0 missing=""
+for c in memory pids cpu; do
+	if offered "$c"; then
+		n_limits=$((n_limits + 3))
+	else
+		n_limits=$((n_limits + 6))
+		missing="$missing${missing:+, }$c"
+	fi
+done
+n_all=0
+[ -z "$missing" ] || n_all=4
+plan $((5 * (${#MEMORY_BAD[@]} + ${#PIDS_BAD[@]} + ${#CPU_BAD[@]}) + 3 * 3 + n_limits + n_all + 4))
+
 # --- bad values ----------------------------------------------------------------
-for v in '' -1 -0 lots 1.5 24Q 99999999999T 0x10; do bad "--memory-max=$v"; done
-for v in '' -1 0 lots 1.5 99999999999999999999; do bad "--pids-max=$v"; done
-for v in '' -1 0 lots nan 0.0001x 99999999999999999999; do bad "--cpu-max=$v"; done
+for v in "${MEMORY_BAD[@]}"; do bad "--memory-max=$v"; done
+for v in "${PIDS_BAD[@]}"; do bad "--pids-max=$v"; done
+for v in "${CPU_BAD[@]}"; do bad "--cpu-max=$v"; done
 
 for scope in tree group child; do
 	run_limited --kill-scope="$scope" --memory-max=24M
@@ -107,9 +126,7 @@ limit --memory-max=24M memory memory.max 25165824
 limit --pids-max=8 pids pids.max 8
 limit --cpu-max=0.5 cpu cpu.max "50000 100000"
 
-# All three at once, with the first missing controller named.
-missing=""
-for c in memory pids cpu; do offered "$c" || missing="$missing${missing:+, }$c"; done
+# All three at once, with every missing controller named (MISSING, above).
 if [ -n "$missing" ]; then
 	run_limited --memory-max=1G --pids-max=100 --cpu-max=2
 	assert_eq "all three limits, missing $missing: 125" 125 "$S"

@@ -5,6 +5,9 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
+# 2 directory, 4 ambiguous, 4 unknown option, 2 x 4 --forward-to, 2 bad value
+plan 20
+
 # --- a directory as the command: "Is a directory", 126 ------------------------
 mkdir -p "$TMPD/adir"
 s=0

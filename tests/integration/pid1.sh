@@ -8,8 +8,15 @@
 . "$TESTLIB"
 
 if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
-	skip_all "unshare --pid --fork --mount-proc is not permitted here"
+	skip_all "needs root (unshare --pid --fork --mount-proc is not permitted here)"
 fi
+
+# 4 reaping, 5 deadline, 6 leftovers and statuses, 3 tree, 4 without a
+# /proc of its own
+plan $((4 + 5 + 6 + 3 + 4))
+
+# PID1: the words that run runx as PID 1 (see pid1), for on_time.
+PID1=(unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}")
 
 # pid1 RUNX-ARGS...: runx as PID 1 of a new pid namespace with its own /proc.
 # shellcheck disable=SC2317 # called through st
@@ -21,8 +28,8 @@ pid1() {
 # check_reaped LABEL STATUS-TEST ZOMBIE-TEST STATUS ORPHANS: the command
 # runs the sh code ORPHANS, which makes orphans (re-parented to runx, PID
 # 1) that exit by themselves, then waits until no zombie child of PID 1 is
-# left (at most 10 s), writes how many there still are to $TMPD/LABEL and
-# exits STATUS; STATUS-TEST checks runx's status is STATUS, ZOMBIE-TEST
+# left and none of the orphans' sleeps runs any more (at most 30 s), writes
+# how many zombies there still are to $TMPD/LABEL and exits STATUS; STATUS-TEST checks runx's status is STATUS, ZOMBIE-TEST
 # that no zombie was left.
 check_reaped() {
 	local z="$TMPD/$1" s
@@ -32,9 +39,10 @@ check_reaped() {
 	i=0
 	while :; do
 		n=\$(awk '\$0 ~ /\\) Z [0-9]/ { split(\$0, a, \") \"); split(a[2], f, \" \"); if (f[2] == 1) c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
-		[ \"\$n\" = 0 ] && break
+		l=\$(awk '\$2 == \"(sleep)\" && \$3 != \"Z\" { c++ } END { print c + 0 }' /proc/[0-9]*/stat 2>/dev/null)
+		[ \"\$n\" = 0 ] && [ \"\$l\" = 0 ] && break
 		i=\$((i + 1))
-		[ \$i -ge 200 ] && break
+		[ \$i -ge 600 ] && break
 		sleep 0.05
 	done
 	echo \"\$n\" >$z
@@ -56,21 +64,24 @@ check_reaped zombies2 "PID 1, 30 orphans: status 0" "PID 1, 30 orphans: no zombi
 	while [ \$j -lt 30 ]; do (sleep 0.05 &); j=\$((j + 1)); done"
 
 # --- deadline as PID 1 --------------------------------------------------------------
+# (on_time: the traps must be in place before the deadline)
 new_marker m
 f="$TMPD/pid1-term.$m"
-s=$(st pid1 -t 1s -k 1 -- sh -c "
-	sh -c \"trap 'echo TERM >$f; exit 0' TERM; sleep $m & wait\" &
+r="$TMPD/ready.$m"
+on_time 1 "$r" "$f" -- "${PID1[@]}" -t @T -k 1 -- sh -c "
+	sh -c \"trap 'echo TERM >$f; exit 0' TERM; : >$r; sleep $m & wait\" &
 	trap '' TERM
 	sleep $m &
 	(sleep $m &)
-	sleep $m; :")
-assert_eq "PID 1: deadline gives 124" 124 "$s"
+	sleep $m; :"
+assert_eq "PID 1: deadline gives 124" 124 "$OT_STATUS"
 assert_eq "PID 1: the group got the first signal (a handler ran)" TERM "$(cat "$f" 2>/dev/null)"
 assert_dead "PID 1: nothing left" "$m"
 
 new_marker m
-assert_eq "PID 1: -p with SIGKILL needed: 137" 137 \
-	"$(st pid1 -p -t 1s -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m; :")"
+r="$TMPD/ready.$m"
+on_time 1 "$r" -- "${PID1[@]}" -p -t @T -k 0.5 -- sh -c "trap '' TERM; sleep $m & : >$r; sleep $m; :"
+assert_eq "PID 1: -p with SIGKILL needed: 137" 137 "$OT_STATUS"
 assert_dead "PID 1 -p: nothing left" "$m"
 
 # --- cleanup of leftovers as PID 1 ------------------------------------------------------
@@ -91,8 +102,9 @@ assert_eq "PID 1: 127 for a missing command" 127 "$(st pid1 -- no-such-command-$
 # --- tree scope as PID 1 ---------------------------------------------------------------------
 new_marker m
 f="$TMPD/pid1-tree.$m"
-assert_eq "PID 1, tree scope: a setsid escapee is stopped (124)" 124 \
-	"$(st pid1 --kill-scope=tree -t 1s -k 5 -- sh -c "setsid -w sh -c \"trap 'echo TERM >$f; exit 0' TERM; sleep $m & wait\" & sleep $m; :")"
+r="$TMPD/ready.$m"
+on_time 1 "$r" "$f" -- "${PID1[@]}" --kill-scope=tree -t @T -k 5 -- sh -c "setsid -w sh -c \"trap 'echo TERM >$f; exit 0' TERM; : >$r; sleep $m & wait\" & sleep $m; :"
+assert_eq "PID 1, tree scope: a setsid escapee is stopped (124)" 124 "$OT_STATUS"
 assert_eq "PID 1, tree scope: the escapee got the first signal" TERM "$(cat "$f" 2>/dev/null)"
 assert_dead "PID 1, tree scope: nothing left" "$m"
 

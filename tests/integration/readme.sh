@@ -12,6 +12,9 @@ README=$SRCDIR/README
 [ -r "$README" ] || skip_all "no README in $SRCDIR"
 require_command pgrep "(procps)"
 
+# 2 the README's command, 3 its run, 3 its check
+plan $((2 + 3 + 3))
+
 # The command is the indented line after "(1) build and run the main job:".
 cmd=$(awk '/^\(1\) build and run the main job:/ { on = 1; next }
 	on && /^    [^ ]/ { sub(/^    /, ""); print; exit }' "$README")
@@ -40,7 +43,12 @@ assert_match "README (1) ends with the leftover check" "^pgrep .*no process left
 sleep 300 &
 pid=$!
 at_exit "kill -KILL $pid 2>/dev/null"
-poll 100 0.02 test "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" = "sleep 300 "
+# is_sleep_300 PID: PID runs `sleep 300` (not yet the forked shell).
+# shellcheck disable=SC2317 # called through poll
+is_sleep_300() {
+	[ "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" = "sleep 300 " ]
+}
+poll 1000 0.02 is_sleep_300 "$pid"
 found=$(bash -c "$check")
 nl=$'\n'
 assert_match "the check finds a leftover 'sleep 300' by its pid" "(^|$nl)$pid sleep 300($nl|\$)" "$found"

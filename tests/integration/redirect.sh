@@ -7,6 +7,10 @@
 
 D=$TMPD
 
+# 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
+# redirects, 6 x 2 commands that cannot run
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2))
+
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
 assert_eq "-i FILE: stdin from the file" "line one

@@ -2,11 +2,14 @@
 # --idle-timeout relays the command's output through runx: a destination
 # that never reads (a terminal nobody reads, a full pipe, a socket) must
 # not block runx, so the deadline and the grace period still hold.
-# Each run is bounded by a guard far beyond the times it should take: a
-# guard's "hung" means runx blocked on the reader.
+# Each run is bounded by a guard far beyond the times it should take (60
+# s): a guard's "hung" means runx blocked on the reader.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 require_python3 "(the test harness)"
+
+# 6 per destination nobody reads, 1 terminal flags
+plan $((7 * 3 + 1))
 
 # The harness: python3 gives runx a stdout (and stderr) nobody reads, runs
 # it with a hang guard and prints runx's status, or "hung".
@@ -31,7 +34,7 @@ p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
 if kind != "socket":
     os.close(out)
 try:
-    print(p.wait(timeout=15))
+    print(p.wait(timeout=60))
 except subprocess.TimeoutExpired:
     p.kill()
     p.wait()

@@ -74,6 +74,10 @@ names=(
 	"a 57000-byte argument mixing all of the above"
 )
 
+# 1 exit status; python3: 2, one per argument, 3; jq: 2, one per argument,
+# 1; 5 on the text
+plan $((1 + 2 + ${#names[@]} + 3 + 2 + ${#names[@]} + 1 + 5))
+
 # hex: stdin as one line of hex digits (exact bytes, newlines included).
 hex() { od -An -v -tx1 | tr -d ' \n'; }
 
@@ -134,8 +138,17 @@ reals = [r["wall_time"], r["grace"], r["rusage"]["user_cpu"], r["rusage"]["syste
 print("reals\t%s" % ("ok" if all(type(x) is float for x in reals) else repr(reals)))
 print("grace\t%r" % (r["grace"],))
 EOF
-mapfile -t py < <("$PY" "$TMPD/check.py" "$rep" "$TMPD/want" "${#want[@]}")
-assert_eq "python3 json (strict, strictly decoded UTF-8) parses the report" valid "${py[0]:-}"
+hs=0
+"$PY" "$TMPD/check.py" "$rep" "$TMPD/want" "${#want[@]}" >"$TMPD/check.out" 2>"$TMPD/check.err" || hs=$?
+mapfile -t py <"$TMPD/check.out"
+# (a checker that failed leaves lines missing: those tests fail, with its
+# stderr on the first; one that failed after all of them bails out)
+hdiag=""
+[ "$hs" = 0 ] || hdiag=$(helper_failure "$hs" "$TMPD/check.err")
+if [ "$hs" != 0 ] && [ "${#py[@]}" -ge $((${#names[@]} + 5)) ]; then
+	bail_out "the python3 checker: $hdiag"
+fi
+assert_eq "python3 json (strict, strictly decoded UTF-8) parses the report" valid "${py[0]:-}" "$hdiag"
 assert_eq "python3: the command has all ${#args[@]} arguments" "argc	${#args[@]}" "${py[1]:-}"
 for i in "${!names[@]}"; do
 	assert_eq "python3: ${names[$i]}" ok "${py[$((i + 2))]:-missing}"

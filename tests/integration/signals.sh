@@ -7,6 +7,11 @@
 
 ulimit -c 0 2>/dev/null # SIGQUIT would dump core
 
+fwd="USR1 USR2 WINCH ALRM CONT RTMIN+1"
+# 4 x 2 and 4 x 3 terminating signals, 2 group, 2 TERM ignored, 3 second
+# TERM, 4 stopped command, 2 per forwarded-only signal and 2, 3 USR2
+plan $((4 * 2 + 4 * 3 + 2 + 2 + 3 + 4 + 2 * $(wc -w <<<"$fwd") + 2 + 3))
+
 # wait_ready MARKER: waits for the command to create $TMPD/ready.MARKER.
 wait_ready() {
 	if wait_file "$TMPD/ready.$1" 30; then
@@ -82,21 +87,21 @@ assert_dead "SIGTERM to runx, TERM ignored: dead" "$m"
 
 # A second stop signal during the stop ends the grace period at once (a
 # second Ctrl-C, a second docker stop): SIGKILL now, not after the 30 s
-# grace.  The 5 s bound below is far from both: "hung" means runx waited.
+# grace.  The 15 s bound below is far from both: "hung" means runx waited.
 new_marker m
 f="$TMPD/count.$m"
 runx_bg -k 30 -- sh -c "trap 'echo TERM >>$f' TERM; echo >$TMPD/ready.$m; while :; do sleep 0.05; done; : $m"
 if wait_ready "$m"; then
 	kill -TERM "$RUNX_PID"
-	i=0
-	while [ "$(wc -l <"$f" 2>/dev/null || echo 0)" -lt 1 ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	poll 1000 0.02 test -s "$f"
 	assert_eq "second SIGTERM to runx: the first reached the command's handler" 1 "$(wc -l <"$f" 2>/dev/null | tr -d ' ')"
 	kill -TERM "$RUNX_PID"
-	wait_pid_exit "$RUNX_PID" 5
+	wait_pid_exit "$RUNX_PID" 15
 	assert_eq "second SIGTERM to runx: SIGKILL at once, not after the 30 s grace (137)" 137 "$WAIT_STATUS"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "second SIGTERM to runx" "command never ready"
+	not_ok "second SIGTERM to runx: the first reached the command's handler" "command never ready"
+	not_ok "second SIGTERM to runx: SIGKILL at once, not after the 30 s grace (137)" "command never ready"
 fi
 assert_dead "second SIGTERM to runx: dead" "$m"
 
@@ -104,14 +109,11 @@ assert_dead "second SIGTERM to runx: dead" "$m"
 new_marker m
 f="$TMPD/got.$m"
 runx_bg -k 20 -- sh -c "trap 'echo TERM >$f; exit 6' TERM; echo \$\$ >$TMPD/ready.$m; sleep $m & wait"
-if wait_ready "$m" && sleep 0.1 && [ -s "$TMPD/ready.$m" ]; then
+# (the file exists before the pid is in it: wait for its content)
+if poll 1500 0.02 test -s "$TMPD/ready.$m"; then
 	cpid=$(cat "$TMPD/ready.$m")
 	kill -STOP "$cpid"
-	i=0
-	while [ "$(stat_field "$cpid" 3)" != T ] && [ $i -lt 500 ]; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	poll 1000 0.02 pid_in_state "$cpid" T
 	assert_eq "SIGTERM to runx, stopped command: it is stopped" T "$(stat_field "$cpid" 3)"
 	kill -TERM "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 40
@@ -119,12 +121,13 @@ if wait_ready "$m" && sleep 0.1 && [ -s "$TMPD/ready.$m" ]; then
 	assert_eq "SIGTERM to runx, stopped command: handler ran" TERM "$(cat "$f" 2>/dev/null)"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "SIGTERM to runx, stopped command" "command never ready"
+	not_ok "SIGTERM to runx, stopped command: it is stopped" "command never ready"
+	not_ok "SIGTERM to runx, stopped command: continued, handler's status" "command never ready"
+	not_ok "SIGTERM to runx, stopped command: handler ran" "command never ready"
 fi
 assert_dead "SIGTERM to runx, stopped command: dead" "$m"
 
 # --- signals that are only forwarded ------------------------------------------------
-fwd="USR1 USR2 WINCH ALRM CONT RTMIN+1"
 new_marker m
 f="$TMPD/fwd.$m"
 traps=""
@@ -136,11 +139,7 @@ runx_bg -- sh -c "$traps echo >$TMPD/ready.$m; while [ ! -e $TMPD/stop.$m ]; do 
 if wait_ready "$m"; then
 	for sig in $fwd; do
 		kill -s "$sig" "$RUNX_PID"
-		i=0
-		while ! grep -qx "$sig" "$f" 2>/dev/null && [ $i -lt 500 ]; do
-			sleep 0.02
-			i=$((i + 1))
-		done
+		poll 1000 0.02 grep -qx "$sig" "$f" 2>/dev/null
 		if grep -qx "$sig" "$f" 2>/dev/null; then
 			ok "SIG$sig to runx is forwarded to the command"
 		else
@@ -153,7 +152,11 @@ if wait_ready "$m"; then
 	assert_eq "forwarded-only signals: runx exits with the command's status 0" 0 "$WAIT_STATUS"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "forwarded-only signals" "command never ready"
+	for sig in $fwd; do
+		not_ok "SIG$sig to runx is forwarded to the command" "command never ready"
+		not_ok "SIG$sig to runx does not stop it" "command never ready"
+	done
+	not_ok "forwarded-only signals: runx exits with the command's status 0" "command never ready"
 fi
 assert_dead "forwarded-only signals: nothing left" "$m"
 
@@ -163,7 +166,7 @@ assert_dead "forwarded-only signals: nothing left" "$m"
 # shell has run the USR2 trap (it does so only after its sleep ends).
 new_marker m
 f="$TMPD/fwdbg.$m"
-runx_bg -k 3s -- sh -c "sh -c \"trap 'echo USR2 >>$f; exit 0' USR2; trap '' TERM; echo >$TMPD/ready.$m; while :; do sleep 0.05; done; : $m\" & wait; exit 8"
+runx_bg -k 20s -- sh -c "sh -c \"trap 'echo USR2 >>$f; exit 0' USR2; trap '' TERM; echo >$TMPD/ready.$m; while :; do sleep 0.05; done; : $m\" & wait; exit 8"
 if wait_ready "$m"; then
 	kill -USR2 "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 40
@@ -172,7 +175,8 @@ if wait_ready "$m"; then
 	assert_eq "SIGUSR2 to runx reaches a background job in the group" USR2 "$(cat "$f" 2>/dev/null)"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "SIGUSR2 to runx reaches the group" "command never ready"
+	not_ok "SIGUSR2 to runx reaches the command (killed: 140)" "command never ready"
+	not_ok "SIGUSR2 to runx reaches a background job in the group" "command never ready"
 fi
 assert_dead "SIGUSR2 forwarding: nothing left" "$m"
 

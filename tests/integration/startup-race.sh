@@ -7,6 +7,9 @@
 . "$TESTLIB"
 
 iterations=${RUNX_RACE_ITERATIONS:-100}
+nb=$(wc -w <<<"$ALL_BACKENDS")
+# 2 per backend, 1 per backend with TERM ignored, 1 for the watchdog
+plan $((2 * nb + nb + 1))
 
 # Hang guard: a runx that lost the SIGTERM would never exit (the command
 # sleeps 1000 s).  The watchdog SIGKILLs a runx that has run for 30 s; the

@@ -12,6 +12,7 @@ require_command readelf "(binutils) to read the ELF headers"
 case ${RUNX_LINK:-dynamic} in
 static-*) ;;
 *)
+	plan 2
 	diag "RUNX_LINK=${RUNX_LINK:-dynamic}"
 	# (the sanitizer runtimes of an instrumented build are not runx's)
 	assert_eq "dynamic runx: the only shared library it needs is libc" \
@@ -24,6 +25,10 @@ static-*) ;;
 	;;
 esac
 
+# 3 ELF headers, 2 ldd (where there is one), 2 runs
+n_ldd=0
+command -v ldd >/dev/null && n_ldd=2
+plan $((3 + n_ldd + 2))
 diag "RUNX_LINK=$RUNX_LINK"
 headers=$(LC_ALL=C readelf -lW "$RUNX" 2>&1)
 assert_match "readelf reads $RUNX's program headers" 'Program Headers:' "$headers"

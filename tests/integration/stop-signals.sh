@@ -9,14 +9,20 @@
 . "$TESTLIB"
 require_python3 "(the test harness)"
 
+BAD_STOP_SIGNALS=("" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV")
+# 3 for HUP and for QUIT, 4 --stop-signals, 3 per bad list, 7 python
+# parent, 2 terminal, 2 --foreground, 9 named
+plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9))
+
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
 # own after a while: its own status, not a stop (which would end in 137
-# after the 0.5 s grace, or 129/131).
+# after the 0.5 s grace, or 129/131).  (It waits for its trap to have run,
+# at most 20 s, then 1 s more.)
 for sig in HUP QUIT; do
 	new_marker m
 	f="$TMPD/got.$sig.$m"
-	runx_bg -k 0.5 -- sh -c "trap 'echo $sig >$f' $sig; echo >$TMPD/ready.$m; sleep 1 & wait; sleep 1; exit 7; : $m"
+	runx_bg -k 0.5 -- sh -c "trap 'echo $sig >$f' $sig; echo >$TMPD/ready.$m; i=0; while [ ! -e $f ] && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i + 1)); done; sleep 1; exit 7; : $m"
 	if wait_file "$TMPD/ready.$m"; then
 		kill -"$sig" "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 20
@@ -25,6 +31,7 @@ for sig in HUP QUIT; do
 	else
 		kill -KILL "$RUNX_PID"
 		not_ok "$sig to runx: the command finishes with its own status 7" "command never ready"
+		not_ok "$sig to runx: it reached the command's trap" "command never ready"
 	fi
 	assert_dead "$sig to runx: nothing left" "$m"
 done
@@ -56,7 +63,7 @@ else
 fi
 assert_dead "--stop-signals=TERM: nothing left" "$m"
 
-for bad in "" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV"; do
+for bad in "${BAD_STOP_SIGNALS[@]}"; do
 	new_marker m
 	s=$(st runx --stop-signals="$bad" -- sh -c "touch $TMPD/ran.$m" 2>"$TMPD/bad.err")
 	assert_eq "--stop-signals='$bad': 125" 125 "$s"
@@ -101,7 +108,7 @@ pid, fd = pty.fork()
 if pid == 0:
     os.execvp("bash", ["bash", "-c", script])
 out = b""
-deadline = time.time() + 10
+deadline = time.time() + 30
 # wait until the sleep runs, then type ^C
 while time.time() < deadline:
     found = False
@@ -118,7 +125,7 @@ while time.time() < deadline:
     time.sleep(0.02)
 time.sleep(0.1)
 os.write(fd, b"\x03")
-end = time.time() + 10
+end = time.time() + 30
 while time.time() < end:
     r, _, _ = select.select([fd], [], [], 0.2)
     if r:
@@ -156,10 +163,12 @@ assert_dead "--foreground --kill-scope=tree: the background sleep is gone" "$m"
 # --- what hung is named -----------------------------------------------------------
 # The leftover's marker appears only in its own argv (it gets it through
 # a variable the command line of runx and sh does not hold literally).
+# (on_time: both sleeps must be there before the deadline)
 new_marker m
-x=$(M=$m st "$RUNX" "${LAUNCH_ARGS[@]}" -v --report="$TMPD/hung.json" -t 0.3 -k 0.3 -- \
-	sh -c 'trap "" TERM; sleep "$M" & exec sleep "$M"' 2>"$TMPD/hung.err")
-assert_eq "named: 124" 124 "$x"
+M=$m R=$TMPD/named.ready on_time 0.3 "$TMPD/named.ready" "2>$TMPD/hung.err" -- \
+	runx -v --report="$TMPD/hung.json" -t @T -k 0.3 -- \
+	sh -c 'trap "" TERM; sleep "$M" & : >"$R"; exec sleep "$M"'
+assert_eq "named: 124" 124 "$OT_STATUS"
 assert_match "named: -v names the leftover at the deadline (pid, age, argv)" \
 	"runx: alive at the deadline: pid [0-9]+, age [0-9.]+s: sleep ${m//./\\.}" "$(cat "$TMPD/hung.err")"
 assert_match "named: -v names it after the grace period" \
@@ -176,10 +185,12 @@ assert_eq "named: the report lists them after the grace period" 2 \
 	"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["alive_after_grace"]["count"])' "$TMPD/hung.json")"
 assert_dead "named: nothing left" "$m"
 
-# More than 20: the rest is counted.
+# More than 20: the rest is counted.  (on_time: the 25 sleeps must be
+# there before the deadline)
 new_marker m
-M=$m "$RUNX" "${LAUNCH_ARGS[@]}" -v -t 0.5 -k 0.2 -- \
-	sh -c 'trap "" TERM; i=0; while [ $i -lt 25 ]; do sleep "$M" & i=$((i+1)); done; wait' 2>"$TMPD/many.err" >/dev/null
+M=$m R=$TMPD/many.ready on_time 0.5 "$TMPD/many.ready" "2>$TMPD/many.err" ">/dev/null" -- \
+	runx -v -t @T -k 0.2 -- \
+	sh -c 'trap "" TERM; i=0; while [ $i -lt 25 ]; do sleep "$M" & i=$((i+1)); done; : >"$R"; wait'
 assert_eq "named: at most 20 named at the deadline" 20 \
 	"$(grep -c "^runx: alive at the deadline: pid" "$TMPD/many.err")"
 assert_match "named: then a count" "^runx: alive at the deadline: and [0-9]+ more$" \

@@ -5,15 +5,24 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
-# A command that records the first signal it gets, then exits 9.
-# recorder FILE MARKER SIGNAL...
+kill_scopes=(group tree pidns cgroup)
+cgroup_ok=no
+[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
+
+# 12 for -t; -s: 6 x 3 names, 3 + 5 + 2 more, 4 per kill scope; 14 for
+# -k; 9 for a stopped command
+plan $((12 + 6 * 3 + 3 + 5 + 2 + 4 * ${#kill_scopes[@]} + 14 + 9))
+
+# A command that records the first signal it gets, then exits 9; it
+# writes READY once its traps are in place (for on_time).
+# recorder FILE READY MARKER SIGNAL...
 recorder() {
-	local f=$1 m=$2 sig script=""
-	shift 2
+	local f=$1 r=$2 m=$3 sig script=""
+	shift 3
 	for sig in "$@"; do
 		script="$script trap 'echo $sig >>$f; exit 9' $sig;"
 	done
-	echo "$script sleep $m & wait"
+	echo "$script : >$r; sleep $m & wait"
 }
 
 # --- -t ---------------------------------------------------------------------
@@ -38,12 +47,13 @@ assert_eq "a deadline that does not fire changes nothing" 5 \
 # --- -s ---------------------------------------------------------------------
 # check_signal NAME-TEXT SIG-ARG EXPECTED-NAME
 check_signal() {
-	local label=$1 arg=$2 want=$3 f s
+	local label=$1 arg=$2 want=$3 f r
 	new_marker m
 	f="$TMPD/sig.$m"
-	s=$(st runx -p -t 0.5 -k 1 -s "$arg" -- sh -c "$(recorder "$f" "$m" TERM INT USR1 HUP)")
+	r="$TMPD/ready.$m"
+	on_time 0.5 "$r" "$f" -- runx -p -t @T -k 1 -s "$arg" -- sh -c "$(recorder "$f" "$r" "$m" TERM INT USR1 HUP)"
 	assert_eq "-s $label: the command got $want first" "$want" "$(head -n1 "$f" 2>/dev/null)"
-	assert_eq "-s $label: -p gives the handler's status" 9 "$s"
+	assert_eq "-s $label: -p gives the handler's status" 9 "$OT_STATUS"
 	assert_dead "-s $label: dead" "$m"
 }
 check_signal TERM TERM TERM
@@ -55,15 +65,16 @@ check_signal SIGHUP SIGHUP HUP
 
 new_marker m
 f="$TMPD/sig.$m"
-assert_eq "-s INT without -p: 124" 124 \
-	"$(st runx -t 0.5 -k 1 -s INT -- sh -c "$(recorder "$f" "$m" INT)")"
+r="$TMPD/ready.$m"
+on_time 0.5 "$r" "$f" -- runx -t @T -k 1 -s INT -- sh -c "$(recorder "$f" "$r" "$m" INT)"
+assert_eq "-s INT without -p: 124" 124 "$OT_STATUS"
 assert_eq "-s INT without -p: the handler ran" INT "$(cat "$f" 2>/dev/null)"
 assert_dead "-s INT without -p: dead" "$m"
 
 # -s 0: nothing is sent first; only SIGKILL after the grace period.
 new_marker m
 f="$TMPD/sig.$m"
-s=$(st runx -p -t 0.5 -s 0 -k 0.5 -- sh -c "$(recorder "$f" "$m" TERM INT HUP USR1 CONT)")
+s=$(st runx -p -t 0.5 -s 0 -k 0.5 -- sh -c "$(recorder "$f" "$TMPD/ready.$m" "$m" TERM INT HUP USR1 CONT)")
 assert_eq "-s 0: -p gives 137 (only SIGKILL)" 137 "$s"
 assert_false "-s 0: the command got no signal before SIGKILL" test -e "$f"
 assert_dead "-s 0: dead" "$m"
@@ -79,9 +90,11 @@ assert_dead "-s KILL: dead" "$m"
 
 # -s KILL has no grace period to tell of: one SIGKILL, nothing "alive after
 # the grace period", killed_after_grace 0 (in every scope that can run here).
-kill_scopes=(group tree pidns)
-[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && kill_scopes+=(cgroup)
 for sc in "${kill_scopes[@]}"; do
+	if [ "$sc" = cgroup ] && [ "$cgroup_ok" = no ]; then
+		skips 4 "-s KILL, cgroup" "the cgroup scope is not usable here"
+		continue
+	fi
 	new_marker m
 	s=0
 	runx_cg -v --kill-scope="$sc" -s KILL -t 0.3 -k 5 --report="$TMPD/kill.$sc.json" -- \
@@ -94,14 +107,17 @@ for sc in "${kill_scopes[@]}"; do
 done
 
 # --- -k / --grace -----------------------------------------------------------
-# A TERM-ignoring command needs the SIGKILL.
+# A TERM-ignoring command needs the SIGKILL (on_time: the trap must be
+# in place before the deadline; so in the cases below).
 new_marker m
-assert_eq "-k 0.5 with TERM ignored: -p 137" 137 \
-	"$(st runx -p -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+r="$TMPD/ready.$m"
+on_time 0.5 "$r" -- runx -p -t @T -k 0.5 -- sh -c "trap '' TERM; : >$r; sleep $m; :"
+assert_eq "-k 0.5 with TERM ignored: -p 137" 137 "$OT_STATUS"
 assert_dead "-k 0.5 with TERM ignored: dead" "$m"
 new_marker m
-assert_eq "--grace=0.5 with TERM ignored: -p 137" 137 \
-	"$(st runx -p -t 0.5 --grace=0.5 -- sh -c "trap '' TERM; sleep $m; :")"
+r="$TMPD/ready.$m"
+on_time 0.5 "$r" -- runx -p -t @T --grace=0.5 -- sh -c "trap '' TERM; : >$r; sleep $m; :"
+assert_eq "--grace=0.5 with TERM ignored: -p 137" 137 "$OT_STATUS"
 assert_dead "--grace with TERM ignored: dead" "$m"
 new_marker m
 assert_eq "--kill-after=500ms with TERM ignored: 124" 124 \
@@ -112,16 +128,18 @@ assert_dead "--kill-after with TERM ignored: dead" "$m"
 # would take its time.
 new_marker m
 f="$TMPD/slow.$m"
-assert_eq "-k 0: -p 137 although the command handles TERM" 137 \
-	"$(st runx -p -t 0.5 -k 0 -- sh -c "trap 'sleep 2; touch $f; exit 3' TERM; sleep $m & wait")"
+r="$TMPD/ready.$m"
+on_time 0.5 "$r" "$f" -- runx -p -t @T -k 0 -- sh -c "trap 'sleep 2; touch $f; exit 3' TERM; : >$r; sleep $m & wait"
+assert_eq "-k 0: -p 137 although the command handles TERM" 137 "$OT_STATUS"
 assert_dead "-k 0: dead" "$m"
 assert_false "-k 0: the TERM handler did not finish" test -e "$f"
 
 # The grace period lets a TERM handler finish its work.
 new_marker m
 f="$TMPD/graceful.$m"
-assert_eq "grace: a slow TERM handler finishes and sets the status (-p)" 3 \
-	"$(st runx -p -t 0.5 -k 20 -- sh -c "trap 'sleep 0.5; echo done >$f; exit 3' TERM; sleep $m & wait")"
+r="$TMPD/ready.$m"
+on_time 0.5 "$r" "$f" -- runx -p -t @T -k 20 -- sh -c "trap 'sleep 0.5; echo done >$f; exit 3' TERM; : >$r; sleep $m & wait"
+assert_eq "grace: a slow TERM handler finishes and sets the status (-p)" 3 "$OT_STATUS"
 assert_eq "grace: the handler's work is done" "done" "$(cat "$f" 2>/dev/null)"
 assert_dead "grace: dead" "$m"
 
@@ -136,8 +154,9 @@ assert_dead "-k 0 with TERM ignored: dead" "$m"
 # stopped) and SIGCONT, and its handler runs.
 new_marker m
 f="$TMPD/cont.$m"
-assert_eq "stopped command (deadline): handler runs, -p gives its status" 3 \
-	"$(st runx -p -t 1.5 -k 20 -- sh -c "trap 'echo TERM >$f; exit 3' TERM; kill -STOP \$\$; sleep $m & wait")"
+r="$TMPD/ready.$m"
+on_time 1.5 "$r" "$f" -- runx -p -t @T -k 20 -- sh -c "trap 'echo TERM >$f; exit 3' TERM; : >$r; kill -STOP \$\$; sleep $m & wait"
+assert_eq "stopped command (deadline): handler runs, -p gives its status" 3 "$OT_STATUS"
 assert_eq "stopped command (deadline): handler wrote its file" TERM "$(cat "$f" 2>/dev/null)"
 assert_dead "stopped command (deadline): dead" "$m"
 
@@ -146,14 +165,11 @@ assert_dead "stopped command (deadline): dead" "$m"
 new_marker m
 f="$TMPD/cont2.$m"
 runx_bg -p -t 3 -k 20 -- sh -c "trap 'echo TERM >$f; exit 4' TERM; echo \$\$ >$TMPD/pid.$m; sleep $m & wait"
-if wait_file "$TMPD/pid.$m" && [ -s "$TMPD/pid.$m" ]; then
+# (the file exists before the pid is in it: wait for its content)
+if poll 1000 0.02 test -s "$TMPD/pid.$m"; then
 	cpid=$(cat "$TMPD/pid.$m")
 	kill -STOP "$cpid"
-	i=0
-	while [ "$(stat_field "$cpid" 3)" != T ] && [ $i -lt 200 ]; do
-		sleep 0.02
-		i=$((i + 1))
-	done
+	poll 1000 0.02 pid_in_state "$cpid" T
 	assert_eq "stopped command: it is stopped before the deadline" T "$(stat_field "$cpid" 3)"
 else
 	not_ok "stopped command: it is stopped before the deadline" "the command never started"

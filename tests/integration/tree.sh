@@ -7,6 +7,10 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
+# 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
+# group scope, 4 many leftovers and a fork storm
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4))
+
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
 # only starts the sleep in the background, has exited).
@@ -76,7 +80,8 @@ if wait_file "$f.ready"; then
 	assert_eq "tree, SIGTERM to runx: forwarded to the escapee" TERM "$(cat "$f" 2>/dev/null)"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "tree, SIGTERM to runx" "never ready"
+	not_ok "tree, SIGTERM to runx: 143" "never ready"
+	not_ok "tree, SIGTERM to runx: forwarded to the escapee" "never ready"
 fi
 assert_dead "tree, SIGTERM to runx: dead" "$m"
 
@@ -109,9 +114,12 @@ assert_eq "group, cleanup: the command's own status" 6 \
 assert_eq "group scope (known limit): the setsid escapee survives cleanup" 1 "$(marked_count "$m")"
 kill_marked "$m"
 
+# (on_time: the escapee must be out before the deadline; one left by a
+# run that was too late is killed before the next)
 new_marker m
-assert_eq "group, deadline: 124" 124 \
-	"$(st runx -t 1 -k 0.5 -- sh -c "$(escapee "$m"); sleep $m; :")"
+r=$TMPD/ready.$m
+on_time 1 "$r" "$m" -- runx -t @T -k 0.5 -- sh -c "$(escapee "$m"); : >$r; sleep $m; :"
+assert_eq "group, deadline: 124" 124 "$OT_STATUS"
 # the command's own "sleep $m" is dead; the escapee is not
 assert_eq "group scope (known limit): the setsid escapee survives the deadline" 1 "$(marked_count "$m")"
 kill_marked "$m"

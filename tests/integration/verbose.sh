@@ -4,6 +4,10 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
+# 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 9 stderr
+# closed, 7 stderr broken
+plan $((2 + 8 + 4 + 3 + 1 + 9 + 7))
+
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
 	[ -s "$1" ] && ! grep -qv '^runx: ' "$1"
@@ -16,9 +20,11 @@ assert_eq "without -v: nothing on stderr (deadline and SIGKILL)" "" "$(cat "$TMP
 assert_dead "without -v: dead" "$m"
 
 # --- a deadline needing SIGKILL ---------------------------------------------------
+# (on_time: the three processes must be there before the deadline)
 new_marker m
-s=$(st runx -v -t 0.5 -k 0.5 -- sh -c "trap '' TERM; sleep $m & sleep $m; :" 2>"$TMPD/v1")
-assert_eq "-v deadline: 124" 124 "$s"
+r=$TMPD/ready.$m
+on_time 0.5 "$r" "2>$TMPD/v1" -- runx -v -t @T -k 0.5 -- sh -c "trap '' TERM; sleep $m & : >$r; sleep $m; :"
+assert_eq "-v deadline: 124" 124 "$OT_STATUS"
 assert_dead "-v deadline: dead" "$m"
 if all_prefixed "$TMPD/v1"; then ok "-v: every line is prefixed 'runx: '"; else
 	not_ok "-v: every line is prefixed 'runx: '" "$(cat "$TMPD/v1")"; fi
@@ -56,7 +62,8 @@ if wait_file "$TMPD/ready.$m" && wait_marked "$m" 2; then
 ]*SIGINT" "$(cat "$TMPD/v3")"
 else
 	kill -KILL "$RUNX_PID"
-	not_ok "-v, SIGINT to runx" "never ready"
+	not_ok "-v, SIGINT to runx: 130" "never ready"
+	not_ok "-v: says it received SIGINT" "never ready"
 fi
 assert_dead "-v, SIGINT: dead" "$m"
 
