@@ -265,7 +265,7 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	const struct runx_attempts_policy *p = &run->plan.attempts;
 	struct runx_result *res = &run->attempt.result;
 	const struct runx_outcome o = outcome_of(res);
-	char next[96];
+	char next[160];
 
 	if (res->reason == RUNX_END_RUNX_SIGNALED || res->total_timeout) {
 		tell_end(run, n,
@@ -278,7 +278,10 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 		tell_end(run, n, "a success: runx exits 0");
 		return res->exit_status = 0;
 	case RUNX_VERDICT_END:
-		tell_end(run, n, "not retried (--retry-on)");
+		snprintf(next, sizeof(next), "not retried (--retry-on=%s)",
+			 p->retry_on_text != NULL ? p->retry_on_text
+						  : "failure");
+		tell_end(run, n, next);
 		return status;
 	case RUNX_VERDICT_RETRY:
 		break;

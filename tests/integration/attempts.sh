@@ -128,6 +128,9 @@ out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
 assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
 	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
 assert_match "-v: how the run ended" "runx: attempt 2 of 2 ended with exit status 1; no attempt left" "$out"
+out=$(runx -v --attempts=3 --retry-on=2 -- false 2>&1 >/dev/null)
+assert_match "-v: an outcome --retry-on does not name ends the run" \
+	"runx: attempt 1 of 3 ended with exit status 1; not retried \\(--retry-on=2\\)" "$out"
 out=$(runx -v --attempts=inf --retry-delay=0 -- sh -c '[ $RUNX_ATTEMPT = 2 ]' 2>&1)
 assert_match "-v: --attempts=inf says 'of inf'" "attempt 1 of inf ended with exit status 1; attempt 2 in 0\\.0s" "$out"
 
