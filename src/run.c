@@ -267,6 +267,13 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	const struct runx_outcome o = outcome_of(res);
 	char next[160];
 
+	if (res->unverified || res->unkillable > 0) {
+		/* the promise: nothing of this attempt alive at the next */
+		tell_end(run, n,
+			 "its scope is not verified empty: no further "
+			 "attempt");
+		return status;
+	}
 	if (res->reason == RUNX_END_RUNX_SIGNALED || res->total_timeout) {
 		tell_end(run, n,
 			 res->total_timeout ? "the total deadline passed"
