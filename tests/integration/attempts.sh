@@ -185,6 +185,29 @@ assert_eq "HUP to runx during a wait: attempt 2 ran" 2 "$(lines "$C")"
 assert_match "HUP to runx during a wait: -v says it went nowhere" \
 	"received SIGHUP during the wait before attempt 2; no command to forward it to" "$(cat "$TMPD/v")"
 
+# --- as PID 1: orphans are reaped during the wait ------------------------------------------
+# Attempt 1 (child scope: nothing stops it) leaves an orphan that exits
+# 0.3 s into the 1.5 s wait; re-parented to runx, PID 1, it must not be a
+# zombie when attempt 2 looks (exit 9 if one is).
+cat >"$TMPD/zombie.sh" <<'JOB'
+if [ "$RUNX_ATTEMPT" = 1 ]; then
+	setsid sh -c 'sleep 0.3' &
+	exit 1
+fi
+for f in /proc/[0-9]*/stat; do
+	read -r line <"$f" 2>/dev/null || continue
+	case ${line##*) } in Z*) echo "zombie: $line" >&2; exit 9 ;; esac
+done
+exit 0
+JOB
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	assert_eq "as PID 1: an orphan that exited during the wait was reaped" 0 \
+		"$(st guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" \
+			--kill-scope=child --attempts=2 --retry-delay=1.5 -- sh "$TMPD/zombie.sh")"
+else
+	skip "as PID 1: orphans reaped during the wait" "unshare --pid --fork --mount-proc is not permitted here"
+fi
+
 # --- redirects across attempts ------------------------------------------------------------
 printf 'line one\nline two\n' >"$TMPD/in"
 rm -f "$TMPD/got"
