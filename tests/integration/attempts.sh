@@ -124,6 +124,19 @@ read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=0.5 --backoff=2 --ji
 assert_true "jitter=0.5: at least half of 1.5 s ($ms ms)" [ "$ms" -ge 750 ]
 assert_true "jitter=0.5: less than 8 s ($ms ms)" [ "$ms" -lt 8000 ]
 
+# the spread: the wait -v announces, 5 runs of a 100 s delay with
+# --jitter=1 cut short by --total-timeout; each in (0, 100], not all equal
+waits=""
+for _ in 1 2 3 4 5; do
+	w=$(runx -v --attempts=2 --retry-delay=100 --jitter=1 --total-timeout=0.2 -- false 2>&1 |
+		sed -n 's/.*attempt 2 in \([0-9.]*\)s$/\1/p')
+	waits+="${w:-none} "
+done
+assert_true "jitter=1: every wait within 0..100 s ($waits)" \
+	awk -v w="$waits" 'BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) if (a[i] !~ /^[0-9.]+$/ || a[i] + 0 > 100) exit 1 }'
+assert_true "jitter=1: the waits differ ($waits)" \
+	[ "$(tr ' ' '\n' <<<"$waits" | sed '/^$/d' | sort -u | wc -l)" -ge 2 ]
+
 out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
 assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
 	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
