@@ -403,7 +403,7 @@ static int arm_deadlines(struct supervisor *s)
 	int64_t at = sup_after(start, o->deadline_ns);
 	int r = disarm_timers(s->fds);
 
-	if (s->fds->total_at < at) {
+	if (s->fds->total_at != RUNX_DURATION_INF && s->fds->total_at <= at) {
 		at = s->fds->total_at;
 		s->deadline_is_total = true;
 	}
