@@ -99,6 +99,21 @@ for code in 125 126 127; do
 		"$(try "failure,$code" sh -c "echo >>$C; exit $code")"
 done
 
+# oom: the job's cgroup counts an OOM kill (memory.events); needs the
+# memory controller delegated to runx's cgroup (scripts/vm-check has it)
+if runx_cg --memory-max=64M -- true 2>/dev/null; then
+	rm -f "$C"
+	assert_eq "retry-on=oom: an OOM kill in the job is retried" "137 2" \
+		"$(s=$(st runx_cg --memory-max=32M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+			sh -c "echo >>$C; $PY -c 'x = bytearray(512 << 20)'; exit \$?"); echo "$s $(lines "$C")")"
+	rm -f "$C"
+	assert_eq "retry-on=oom: a plain failure is not" "1 1" \
+		"$(s=$(st runx_cg --memory-max=32M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+			sh -c "echo >>$C; exit 1"); echo "$s $(lines "$C")")"
+else
+	skip "retry-on=oom: an OOM kill in the job is retried" "no cgroup v2 memory controller for runx here"
+fi
+
 # --- --success-exit ---------------------------------------------------------------
 rm -f "$C"
 assert_eq "success-exit=3: exit 3 is a success (0, no retry)" "0 1" \
