@@ -141,7 +141,7 @@ const char *runx_usage(void)
 	       "      --retry-on=COND[,COND]...  failure (default), timeout, "
 	       "signal, oom,\n"
 	       "                             N, N-M (exit statuses), SIGNAME\n"
-	       "      --retry-delay=DURATION wait before the second attempt "
+	       "      --retry-delay=DURATION  wait before the second attempt "
 	       "(default 1s)\n"
 	       "      --backoff=FACTOR       each later wait times FACTOR "
 	       "(default 2)\n"
