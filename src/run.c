@@ -18,7 +18,6 @@
 #include "duration.h"
 #include "exit_status.h"
 #include "log.h"
-#include "signals.h"
 #include "report.h"
 #include "syscalls.h"
 
@@ -69,7 +68,7 @@ static int plan(struct runx_run *run)
 }
 
 /*
- * The command's environment: runx's own with RUNX_ATTEMPT=N (run(1),
+ * The command's environment: runx's own with RUNX_ATTEMPT=N (runx(1),
  * ATTEMPTS) in place of any RUNX_ATTEMPT it had; run->attempt_var is
  * rewritten before each attempt.  0 or -ENOMEM.
  */
