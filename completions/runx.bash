@@ -12,12 +12,14 @@ _runx_short_with_value=tskioe
 # The long options that take a value, and those that take none.
 _runx_long_with_value="--timeout --signal --kill-after --grace --idle-timeout
 	--kill-scope --stop-signals --forward-to --launch --stdin --stdout --stderr --report
-	--memory-max --pids-max --cpu-max"
+	--memory-max --pids-max --cpu-max --attempts --retry-on --retry-delay
+	--backoff --retry-delay-max --jitter --total-timeout --success-exit"
 _runx_long_plain="--preserve-status --kill-group --kill-cgroup --foreground
 	--wait-all --close-fds --append --merge --verbose --help --version"
 _runx_short="-t -s -k -p -G -C -i -o -e -a -m -v -h -V"
 
 _runx_scopes="child group tree cgroup pidns auto"
+_runx_retry_kinds="failure timeout signal oom"
 _runx_backends="posix_spawn fork vfork clone3"
 _runx_signals="HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE
 	ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF
@@ -113,6 +115,21 @@ _runx_value()
 			COMPREPLY=($(compgen -W "$_runx_signals" -- "${cur^^}"))
 			;;
 		--stop-signals) _runx_signal_list ;;
+		--retry-on)
+			# the kinds, then signal names; statuses are typed
+			local head="" tail=$cur
+			if [[ $cur == *,* ]]; then
+				head=${cur%,*},
+				tail=${cur##*,}
+			fi
+			# shellcheck disable=SC2207
+			COMPREPLY=($(compgen -P "$head" -W "$_runx_retry_kinds" -- "$tail"))
+			compopt -o nospace
+			;;
+		--attempts)
+			# shellcheck disable=SC2207
+			COMPREPLY=($(compgen -W "inf" -- "$cur"))
+			;;
 		--kill-scope)
 			# shellcheck disable=SC2207
 			COMPREPLY=($(compgen -W "$_runx_scopes" -- "$cur"))

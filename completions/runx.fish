@@ -22,7 +22,9 @@ function __runx_operand_index
                 return
             case --timeout --signal --kill-after --grace --idle-timeout --kill-scope \
                 --stop-signals --launch --stdin --stdout --stderr --report \
-                --memory-max --pids-max --cpu-max
+                --memory-max --pids-max --cpu-max --attempts --retry-on \
+                --retry-delay --backoff --retry-delay-max --jitter \
+                --total-timeout --success-exit
                 set want_value 1
             case '--*'
             case '-?*'
@@ -125,5 +127,13 @@ complete -c runx -n $n -l report -r -F -d 'Write a JSON report of the run (-: st
 complete -c runx -n $n -l memory-max -x -d 'Memory limit of the job (K, M, G, T)'
 complete -c runx -n $n -l pids-max -x -d 'At most N processes and threads in the job'
 complete -c runx -n $n -l cpu-max -x -d "At most CPUS processors' worth of time"
+complete -c runx -n $n -l attempts -x -a inf -d 'Run the command up to N times (default 1)'
+complete -c runx -n $n -l retry-on -x -a 'failure timeout signal oom' -d 'Outcomes that start another attempt'
+complete -c runx -n $n -l retry-delay -x -d 'The wait before the second attempt (default 1s)'
+complete -c runx -n $n -l backoff -x -d 'Each later wait times FACTOR (default 2)'
+complete -c runx -n $n -l retry-delay-max -x -d 'The longest wait (default 5m)'
+complete -c runx -n $n -l jitter -x -d 'Shorten each wait by a random part up to FRACTION'
+complete -c runx -n $n -l total-timeout -x -d 'Deadline of the whole run (exit 124)'
+complete -c runx -n $n -l success-exit -x -d 'Exit statuses and signals that count as success'
 complete -c runx -n $n -s h -l help -d 'Show the help and exit'
 complete -c runx -n $n -s V -l version -d 'Show the version and exit'

@@ -14,6 +14,8 @@ int runx_exit_status(const struct runx_stop_policy *stop,
 
 	if (res->unverified)
 		return 125;
+	if (res->total_timeout) /* the run's deadline: -p does not apply */
+		return 124;
 	if (timed_out && !stop->preserve_status)
 		return 124;
 	if (WIFEXITED(res->wait_status))

@@ -14,9 +14,9 @@ enum {
 
 /*
  * runx's exit status for a supervised result under stop policy *stop: 125
- * when the scope could not be verified empty, 124 for a deadline (unless
- * --preserve-status), the command's own status, or 128+N for its death by
- * signal N.  No errors.
+ * when the scope could not be verified empty, 124 for the run's deadline
+ * (--total-timeout) and for the attempt's (unless --preserve-status), the
+ * command's own status, or 128+N for its death by signal N.  No errors.
  */
 int runx_exit_status(const struct runx_stop_policy *stop,
 		     const struct runx_result *res);

@@ -28,6 +28,14 @@ enum {
 	OPT_MEMORY_MAX,
 	OPT_PIDS_MAX,
 	OPT_CPU_MAX,
+	OPT_ATTEMPTS,
+	OPT_RETRY_ON,
+	OPT_RETRY_DELAY,
+	OPT_BACKOFF,
+	OPT_RETRY_DELAY_MAX,
+	OPT_JITTER,
+	OPT_TOTAL_TIMEOUT,
+	OPT_SUCCESS_EXIT,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +64,14 @@ static const struct option long_options[] = {
     {"memory-max", required_argument, NULL, OPT_MEMORY_MAX},
     {"pids-max", required_argument, NULL, OPT_PIDS_MAX},
     {"cpu-max", required_argument, NULL, OPT_CPU_MAX},
+    {"attempts", required_argument, NULL, OPT_ATTEMPTS},
+    {"retry-on", required_argument, NULL, OPT_RETRY_ON},
+    {"retry-delay", required_argument, NULL, OPT_RETRY_DELAY},
+    {"backoff", required_argument, NULL, OPT_BACKOFF},
+    {"retry-delay-max", required_argument, NULL, OPT_RETRY_DELAY_MAX},
+    {"jitter", required_argument, NULL, OPT_JITTER},
+    {"total-timeout", required_argument, NULL, OPT_TOTAL_TIMEOUT},
+    {"success-exit", required_argument, NULL, OPT_SUCCESS_EXIT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -124,6 +140,25 @@ const char *runx_usage(void)
 	       "      --pids-max=N           at most N processes and threads\n"
 	       "      --cpu-max=CPUS         at most CPUS processors' worth of "
 	       "time (0.5, 2)\n"
+	       "\n"
+	       "Attempts:\n"
+	       "      --attempts=N           run COMMAND up to N times "
+	       "(default 1; inf)\n"
+	       "      --retry-on=COND[,COND]...  failure (default), timeout, "
+	       "signal, oom,\n"
+	       "                             N, N-M (exit statuses), SIGNAME\n"
+	       "      --retry-delay=DURATION  wait before the second attempt "
+	       "(default 1s)\n"
+	       "      --backoff=FACTOR       each later wait times FACTOR "
+	       "(default 2)\n"
+	       "      --retry-delay-max=DURATION  longest wait (default 5m)\n"
+	       "      --jitter=FRACTION      shorten each wait by a random "
+	       "part up to FRACTION\n"
+	       "      --total-timeout=DURATION  deadline of the whole run "
+	       "(exit 124)\n"
+	       "      --success-exit=LIST    exit statuses (N, N-M) and "
+	       "signal names that\n"
+	       "                             count as success (exit 0)\n"
 	       "\n"
 	       "Launch:\n"
 	       "      --launch=BACKEND       posix_spawn, fork, vfork or "
@@ -456,6 +491,78 @@ static int set_limit(struct parser *p, int c, const char *value)
 	return 0;
 }
 
+/* --retry-on, --success-exit: a list of outcomes (retry.h). */
+static int set_outcomes(struct parser *p, int c, const char *value)
+{
+	struct runx_attempts_policy *a = &p->opts->attempts;
+	char q[RUNX_QUOTE_SIZE], bad[64];
+	bool retry = c == OPT_RETRY_ON;
+
+	if (runx_outcomes_parse(value, retry,
+				retry ? &a->retry_on : &a->success, bad,
+				sizeof(bad)) < 0) {
+		say(p, "invalid %s '%s' in %s (%s)",
+		    bad[0] == '\0' ? "empty item" : "item", QUOTE(bad, q),
+		    p->name,
+		    retry ? "failure, timeout, signal, oom, N, N-M or a signal "
+			    "name"
+			  : "N, N-M or a signal name");
+		return -1;
+	}
+	if (retry)
+		a->retry_on_text = value;
+	return 0;
+}
+
+/* --attempts, --backoff, --jitter: a count or a decimal (retry.h). */
+static int set_attempts_number(struct parser *p, int c, const char *value)
+{
+	struct runx_attempts_policy *a = &p->opts->attempts;
+	char q[RUNX_QUOTE_SIZE];
+	const char *want;
+	int r;
+
+	if (c == OPT_ATTEMPTS) {
+		r = runx_attempts_parse(value, &a->max);
+		want = "a whole number from 1 to 1000000000, or inf";
+	} else if (c == OPT_BACKOFF) {
+		r = runx_decimal_parse(value, 1, 1000, &a->backoff);
+		want = "a decimal number from 1 to 1000";
+	} else {
+		r = runx_decimal_parse(value, 0, 1, &a->jitter);
+		want = "a decimal number from 0 to 1";
+	}
+	if (r < 0) {
+		say(p, "invalid value '%s' for %s (%s)", QUOTE(value, q),
+		    p->name, want);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options of ATTEMPTS; 1 if c is none of them. */
+static int set_attempts_option(struct parser *p, int c, const char *value)
+{
+	struct runx_attempts_policy *a = &p->opts->attempts;
+
+	switch (c) {
+	case OPT_ATTEMPTS:
+	case OPT_BACKOFF:
+	case OPT_JITTER:
+		return set_attempts_number(p, c, value);
+	case OPT_RETRY_ON:
+	case OPT_SUCCESS_EXIT:
+		return set_outcomes(p, c, value);
+	case OPT_RETRY_DELAY:
+		return set_duration(p, value, &a->delay_ns, false);
+	case OPT_RETRY_DELAY_MAX:
+		return set_duration(p, value, &a->delay_max_ns, false);
+	case OPT_TOTAL_TIMEOUT:
+		return set_duration(p, value, &a->total_ns, true);
+	}
+	return 1;
+}
+
 /* --kill-scope, -G, -C: the scope, the last one given wins. */
 static int set_scope(struct parser *p, int c, const char *value)
 {
@@ -646,6 +753,9 @@ static int parse_one(struct parser *p, int c, const char *value, char **argv)
 	}
 	if (set_flag(o, c) || set_path(o, c, value))
 		return RUNX_PARSE_OK;
+	int r = set_attempts_option(p, c, value);
+	if (r <= 0)
+		return r;
 	return getopt_failure(p, c, argv);
 }
 
@@ -666,6 +776,7 @@ static void set_defaults(struct runx_options *opts)
 	opts->pids_max = -1;
 	opts->cpu_max_quota_us = 0;
 	opts->cpu_max_period_us = 0;
+	runx_attempts_defaults(&opts->attempts);
 }
 
 enum runx_parse_result runx_options_parse(int argc, char **argv,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kinds.h"
+#include "retry.h"
 
 struct runx_options {
 	int64_t timeout_ns;	 /* RUNX_DURATION_INF: no deadline */
@@ -36,7 +37,8 @@ struct runx_options {
 	int64_t cpu_max_period_us; /* cpu.max period: 100000 us; 0: none */
 	const char *limit_option;  /* the first limit given ("--pids-max"),
 				    * for messages; NULL: none */
-	char **command;		   /* NULL-terminated argv of the command */
+	struct runx_attempts_policy attempts; /* --attempts, --retry-*... */
+	char **command; /* NULL-terminated argv of the command */
 	bool hint_help; /* with RUNX_PARSE_ERROR: a usage error (unknown,
 			 * ambiguous or incomplete option, no command), after
 			 * which GNU tools point to --help */
@@ -65,7 +67,10 @@ enum runx_parse_result {
  * cgroup-v2.rst, "PID"); --cpu-max CPUS a positive decimal ("0.5", "2")
  * up to 1000000, giving a 100000 us period and a quota of CPUS * 100000 us
  * rounded to the nearest, at least 1000 us (the kernel's minimum quota,
- * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  Syntax only: what one
+ * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  --attempts, --retry-on,
+ * --success-exit, --backoff and --jitter as retry.h's parsers take them;
+ * --retry-delay, --retry-delay-max and --total-timeout a DURATION (0 or
+ * inf for --total-timeout: no limit).  Syntax only: what one
  * option implies for another (a limit the cgroup scope, --foreground the
  * tree scope) and which combinations are refused is the plan's
  * (runx_plan_make(), plan.h).

@@ -218,7 +218,7 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	plan->launch.close_fds = o->close_fds;
 	plan->launch.new_session = !o->foreground;
 	plan->launch.relay = o->idle_timeout_ns != RUNX_DURATION_INF;
-	plan->attempts.max = 1;
+	plan->attempts = o->attempts;
 }
 
 /* --report=FILE that cannot be written: refused before anything runs. */

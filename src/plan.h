@@ -18,6 +18,7 @@
 #include "kinds.h"
 #include "options.h"
 #include "redirect.h"
+#include "retry.h"
 
 /* How a stop comes about and runs (runx(1), TIME LIMITS, STOPPING). */
 struct runx_stop_policy {
@@ -59,11 +60,6 @@ struct runx_report_policy {
 	bool verbose;	  /* -v */
 	const char *path; /* --report: NULL none, "-" stderr */
 	bool count;	  /* count and name processes (-v or --report) */
-};
-
-/* How many attempts a run makes (runx(1), ATTEMPTS). */
-struct runx_attempts_policy {
-	long max; /* attempts in all, >= 1 */
 };
 
 struct runx_plan {

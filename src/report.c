@@ -47,6 +47,7 @@ struct runx_report {
 	int exec_errno;	   /* with RUNX_REPORT_EXEC_FAILED */
 	const char *error; /* message, or NULL */
 	int exit_status;   /* runx's exit status */
+	const struct runx_report_attempts *attempts; /* or NULL */
 };
 
 /* key: a CLOCK_REALTIME time as RFC 3339 UTC. */
@@ -137,6 +138,8 @@ static const char *reason_name(const struct runx_report *r)
 		return "exec_failed";
 	if (r->kind == RUNX_REPORT_RUNX_ERROR || r->result == NULL)
 		return "runx_error";
+	if (r->result->total_timeout)
+		return "total_timeout";
 	return names[r->result->reason];
 }
 
@@ -267,6 +270,45 @@ static void put_cgroup_usage(struct runx_json *j, const struct runx_report *r)
 	put_count(j, "oom_kills", u->oom_kills);
 }
 
+static void gather(const struct runx_plan *plan, const struct runx_result *res,
+		   struct runx_report *r);
+
+/* One kept attempt, number n, as an object of "attempts". */
+static void put_attempt(struct runx_json *j, const struct runx_plan *plan,
+			const struct runx_result *res, int64_t n)
+{
+	struct runx_report r;
+
+	gather(plan, res, &r);
+	runx_json_begin_object(j);
+	put_int(j, "attempt", n);
+	put_int_or_null(j, "pid", r.pid > 0 ? r.pid : 0);
+	put_string(j, "scope_target", r.scope_where);
+	put_time(j, "start_time", &r.start);
+	put_time(j, "end_time", &r.end);
+	runx_json_key(j, "wall_time");
+	runx_json_seconds_ns(j, r.wall_ns);
+	put_string(j, "reason", reason_name(&r));
+	put_int(j, "exit_status", r.exit_status);
+	put_outcome(j, &r);
+	put_string(j, "error", r.error);
+	put_cgroup_usage(j, &r);
+	runx_json_end_object(j);
+}
+
+/* attempt_count, and attempts: the kept ones, oldest first. */
+static void put_attempts(struct runx_json *j, const struct runx_report *r)
+{
+	const struct runx_report_attempts *a = r->attempts;
+
+	put_int(j, "attempt_count", a != NULL ? a->count : 0);
+	runx_json_key(j, "attempts");
+	runx_json_begin_array(j);
+	for (int i = 0; a != NULL && i < a->n; i++)
+		put_attempt(j, r->plan, &a->v[i], a->count - a->n + i + 1);
+	runx_json_end_array(j);
+}
+
 /* The report's text (heap, ends with a newline) in *text; 0 or -ENOMEM. */
 static int build(const struct runx_report *r, char **text, size_t *len)
 {
@@ -300,6 +342,7 @@ static int build(const struct runx_report *r, char **text, size_t *len)
 	put_int_or_null(&j, "exec_errno", r->exec_errno);
 	put_rusage(&j);
 	put_cgroup_usage(&j, r);
+	put_attempts(&j, r);
 	runx_json_end_object(&j);
 	return runx_json_finish(&j, text, len);
 }
@@ -343,11 +386,13 @@ static int write_report(const char *path, const struct runx_report *r)
 }
 
 int runx_report_write(const char *path, const struct runx_plan *plan,
-		      const struct runx_result *res)
+		      const struct runx_result *res,
+		      const struct runx_report_attempts *attempts)
 {
 	struct runx_report view;
 
 	gather(plan, res, &view);
+	view.attempts = attempts;
 	return write_report(path, &view);
 }
 

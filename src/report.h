@@ -3,10 +3,18 @@
 #define RUNX_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "plan.h"
 #include "result.h"
+
+/* The attempts of a run, for the report's "attempts" array. */
+struct runx_report_attempts {
+	const struct runx_result *v; /* the last n attempts, oldest first */
+	int n;
+	int64_t count; /* attempts started in all ("attempt_count") */
+};
 
 /*
  * Writes the report of the run planned as *plan that ended as *res, as one
@@ -21,11 +29,15 @@
  * and every orphan runx reaped; with a cgroup, the job's own figures
  * (res->usage: memory_peak in bytes, cpu_time in seconds, pids_peak,
  * oom_kills; null for a figure the kernel lacks and for other scopes).
- * Returns 0 or -errno (the temporary file is
- * removed on failure).
+ * attempts (NULL: none) gives "attempt_count" and one object per kept
+ * attempt in "attempts" (its number, pid, times, reason, statuses,
+ * signals, the processes named at its deadline and after its grace
+ * period, its cgroup's figures); res is the run's end and last attempt.
+ * Returns 0 or -errno (the temporary file is removed on failure).
  */
 int runx_report_write(const char *path, const struct runx_plan *plan,
-		      const struct runx_result *res);
+		      const struct runx_result *res,
+		      const struct runx_report_attempts *attempts);
 
 /*
  * Says with -v (runx_verbose) how many processes of the job the kernel's

@@ -72,6 +72,8 @@ struct runx_result {
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	int unkillable_d;      /* of them, in uninterruptible sleep (D) */
 	bool unverified;       /* the scope could not be seen at the end */
+	bool total_timeout;    /* the run's deadline (--total-timeout) ended
+				* it: reason is RUNX_END_TIMEOUT */
 	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
 	struct runx_named at_deadline;	/* alive when the deadline fired */
 	struct runx_named after_grace;	/* alive when the grace period ended */

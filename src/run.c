@@ -5,11 +5,17 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "between.h"
 #include "clock.h"
+#include "duration.h"
 #include "exit_status.h"
 #include "log.h"
 #include "report.h"
@@ -26,6 +32,7 @@ void runx_run_init(struct runx_run *run, const struct runx_options *opts,
 	for (int i = 0; i < 3; i++)
 		run->stdio.source[i] = -1;
 	run->sup = (struct runx_supervisor)RUNX_SUPERVISOR_CLOSED;
+	run->stdin_fd = -1;
 	runx_attempt_init(&run->attempt, 0);
 }
 
@@ -60,10 +67,51 @@ static int plan(struct runx_run *run)
 	return 0;
 }
 
+/*
+ * The command's environment: runx's own with RUNX_ATTEMPT=N (runx(1),
+ * ATTEMPTS) in place of any RUNX_ATTEMPT it had; run->attempt_var is
+ * rewritten before each attempt.  0 or -ENOMEM.
+ */
+static int build_env(struct runx_run *run)
+{
+	static const char var[] = "RUNX_ATTEMPT=";
+	size_t n = 0, k = 0;
+
+	while (environ[n] != NULL)
+		n++;
+	run->envp = malloc((n + 2) * sizeof(*run->envp));
+	if (run->envp == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], var, sizeof(var) - 1) != 0)
+			run->envp[k++] = environ[i];
+	run->envp[k++] = run->attempt_var;
+	run->envp[k] = NULL;
+	return 0;
+}
+
+/*
+ * A standard input that is a regular file (-i FILE, or fd 0 as runx got
+ * it) is rewound before each attempt to the offset it had at the start
+ * (lseek(2)); a pipe or a terminal is shared as it is.
+ */
+static void note_stdin(struct runx_run *run)
+{
+	int fd = run->stdio.source[0] >= 0 ? run->stdio.source[0] : 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	run->stdin_offset = lseek(fd, 0, SEEK_CUR);
+	if (run->stdin_offset >= 0)
+		run->stdin_fd = fd;
+}
+
 /* What lives across attempts; 0 or 125 (recorded in the attempt). */
 static int acquire(struct runx_run *run)
 {
 	struct runx_attempt *a = &run->attempt;
+	const struct runx_attempts_policy *p = &run->plan.attempts;
 	char err[PATH_MAX + 256];
 	int r;
 
@@ -79,7 +127,24 @@ static int acquire(struct runx_run *run)
 		    "pidfd_open(2) fails here: %s (runx needs Linux 5.3 or "
 		    "later, and a seccomp profile that allows it)",
 		    strerror(-r));
+	if (build_env(run) < 0)
+		return runx_attempt_fail(a, "cannot build the environment: %s",
+					 strerror(ENOMEM));
+	note_stdin(run);
+	if (p->total_ns != RUNX_DURATION_INF)
+		run->sup.total_at = runx_now_ns() + p->total_ns;
 	return 0;
+}
+
+/* What attempt number needs of the run: RUNX_ATTEMPT, stdin rewound. */
+static void prepare(struct runx_run *run, int64_t number)
+{
+	snprintf(run->attempt_var, sizeof(run->attempt_var),
+		 "RUNX_ATTEMPT=%lld", (long long)number);
+	if (run->stdin_fd >= 0 &&
+	    lseek(run->stdin_fd, run->stdin_offset, SEEK_SET) < 0)
+		runx_verbose("cannot rewind the standard input: %s",
+			     strerror(errno));
 }
 
 /*
@@ -88,7 +153,7 @@ static int acquire(struct runx_run *run)
  * nothing may fail for lack of a resource.  Every fd the supervisor and
  * the stop path need is open, and enough more are known to be free.
  */
-static int attempt(struct runx_run *run, int number)
+static int attempt(struct runx_run *run, int64_t number)
 {
 	struct runx_attempt *a = &run->attempt;
 	const struct runx_attempt_env env = {
@@ -96,33 +161,223 @@ static int attempt(struct runx_run *run, int number)
 	    .stdio = &run->stdio,
 	    .sup = &run->sup,
 	    .orig_mask = run->orig_mask,
-	    .envp = environ,
+	    .envp = run->envp,
 	};
 	int status;
 
-	runx_attempt_init(a, number);
+	runx_attempt_init(a, (int)(number > INT_MAX ? INT_MAX : number));
 	run->attempts = number;
+	prepare(run, number);
 	if ((status = runx_attempt_acquire(a, &env)) != 0 ||
 	    (status = runx_attempt_start(a, &env)) != 0)
 		return runx_attempt_release(a, status);
+	if (run->start_ns == 0) {
+		run->start_ns = a->result.start_ns;
+		run->start = a->result.start;
+	}
 	status = runx_attempt_supervise(a, &env);
-	runx_verbose("exiting with status %d", status);
 	return runx_attempt_release(a, status);
 }
 
-/* Writes the report of the run (--report), whose last attempt is a. */
+/*
+ * Keeps a copy of the attempt's result for the report: the last
+ * RUNX_KEPT_ATTEMPTS in full, the oldest dropped first.  Without memory
+ * for one more, the report lists fewer (attempt_count stays right).
+ */
+static void keep(struct runx_run *run)
+{
+	struct runx_result *res = &run->attempt.result;
+
+	if (run->plan.report.path == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &res->end);
+	if (res->end_ns == 0)
+		res->end_ns = runx_now_ns();
+	if (run->nkept == RUNX_KEPT_ATTEMPTS) {
+		memmove(run->kept, run->kept + 1,
+			(size_t)(run->nkept - 1) * sizeof(*run->kept));
+		run->nkept--;
+	} else if (run->nkept == run->kept_room) {
+		int room = run->kept_room == 0 ? 4 : run->kept_room * 2;
+		if (room > RUNX_KEPT_ATTEMPTS)
+			room = RUNX_KEPT_ATTEMPTS;
+		void *v = realloc(run->kept, (size_t)room * sizeof(*run->kept));
+		if (v == NULL)
+			return;
+		run->kept = v;
+		run->kept_room = room;
+	}
+	run->kept[run->nkept++] = *res;
+}
+
+/* The outcome of the attempt that ended as res, as retry.h reads it. */
+static struct runx_outcome outcome_of(const struct runx_result *res)
+{
+	enum runx_end_reason why = res->reason;
+	bool setup = why == RUNX_END_RUNX_ERROR || why == RUNX_END_EXEC_FAILED;
+	bool timed_out =
+	    why == RUNX_END_TIMEOUT || why == RUNX_END_IDLE_TIMEOUT;
+
+	return (struct runx_outcome){
+	    .exit_status = res->exit_status,
+	    .exited = !setup && WIFEXITED(res->wait_status),
+	    .code = WEXITSTATUS(res->wait_status),
+	    .signal = !setup && WIFSIGNALED(res->wait_status)
+			  ? WTERMSIG(res->wait_status)
+			  : 0,
+	    .runx_sent = timed_out || why == RUNX_END_RUNX_SIGNALED,
+	    .timed_out = timed_out && !res->total_timeout,
+	    .oom = res->usage.valid && res->usage.oom_kills > 0,
+	    .setup_failed = setup,
+	};
+}
+
+/* "5", or "inf": the attempts of the run, for -v. */
+static const char *max_text(const struct runx_run *run, char *buf, size_t size)
+{
+	if (run->plan.attempts.max == RUNX_ATTEMPTS_INF)
+		return "inf";
+	snprintf(buf, size, "%lld", (long long)run->plan.attempts.max);
+	return buf;
+}
+
+/*
+ * Says with -v how attempt n ended and what follows (runx(1), ATTEMPTS);
+ * only when a run may make more than one attempt.
+ */
+static void tell_end(const struct runx_run *run, int64_t n, const char *next)
+{
+	char max[24];
+
+	if (run->plan.attempts.max > 1)
+		runx_verbose("attempt %lld of %s ended with exit status %d; %s",
+			     (long long)n, max_text(run, max, sizeof(max)),
+			     run->attempt.result.exit_status, next);
+}
+
+/*
+ * After attempt n that ended with status: -1 and the wait in *wait_ns
+ * (ns) for another attempt, or the run's exit status.
+ */
+static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
+{
+	const struct runx_attempts_policy *p = &run->plan.attempts;
+	struct runx_result *res = &run->attempt.result;
+	const struct runx_outcome o = outcome_of(res);
+	char next[160];
+
+	if (res->unverified || res->unkillable > 0) {
+		/* the promise: nothing of this attempt alive at the next */
+		tell_end(run, n,
+			 "its scope is not verified empty: no further "
+			 "attempt");
+		return status;
+	}
+	if (res->reason == RUNX_END_RUNX_SIGNALED || res->total_timeout) {
+		tell_end(run, n,
+			 res->total_timeout ? "the total deadline passed"
+					    : "runx was told to stop");
+		return status;
+	}
+	switch (runx_retry_verdict(p, &o)) {
+	case RUNX_VERDICT_SUCCESS:
+		tell_end(run, n, "a success: runx exits 0");
+		return res->exit_status = 0;
+	case RUNX_VERDICT_END:
+		snprintf(next, sizeof(next), "not retried (--retry-on=%s)",
+			 p->retry_on_text != NULL ? p->retry_on_text
+						  : "failure");
+		tell_end(run, n, next);
+		return status;
+	case RUNX_VERDICT_RETRY:
+		break;
+	}
+	if (n >= p->max) {
+		tell_end(run, n, "no attempt left");
+		return status;
+	}
+	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
+	snprintf(next, sizeof(next), "attempt %lld in %.1fs", (long long)n + 1,
+		 (double)*wait_ns / 1e9);
+	tell_end(run, n, next);
+	return -1;
+}
+
+/*
+ * The wait of wait_ns (ns) before attempt next: -1 to go on, or the run's
+ * exit status: 124 when the total deadline passes first, 128+N for stop
+ * signal N (recorded as a death by N: runx then dies by it, run.h).
+ */
+static int pause_before(struct runx_run *run, int64_t next, int64_t wait_ns)
+{
+	struct runx_result *res = &run->attempt.result;
+	int64_t until = runx_now_ns();
+
+	until = wait_ns > RUNX_DURATION_INF - until ? RUNX_DURATION_INF
+						    : until + wait_ns;
+	if (run->sup.total_at < until)
+		until = run->sup.total_at;
+	int r = runx_between_wait(&run->sup, &run->plan.stop.stop_signals,
+				  until, next);
+	if (r > 0) {
+		res->reason = RUNX_END_RUNX_SIGNALED;
+		res->runx_signal = r;
+		res->wait_status = r; /* as if the command died by it */
+		return res->exit_status = 128 + r;
+	}
+	if (r < 0)
+		runx_error("the wait before attempt %lld failed: %s",
+			   (long long)next, strerror(-r));
+	if (r < 0 || runx_now_ns() >= run->sup.total_at) {
+		if (r == 0)
+			runx_verbose("total deadline of the run reached during "
+				     "the wait before attempt %lld",
+				     (long long)next);
+		res->reason = r < 0 ? RUNX_END_RUNX_ERROR : RUNX_END_TIMEOUT;
+		res->total_timeout = r == 0;
+		return res->exit_status = r < 0 ? RUNX_EXIT_FAILED : 124;
+	}
+	return -1;
+}
+
+/* The attempts, each after the one before was released; the status. */
+static int run_attempts(struct runx_run *run)
+{
+	for (int64_t n = 1;; n++) {
+		int64_t wait_ns = 0;
+		int status = attempt(run, n);
+
+		keep(run);
+		if ((status = decide(run, n, status, &wait_ns)) >= 0 ||
+		    (status = pause_before(run, n + 1, wait_ns)) >= 0)
+			return status;
+	}
+}
+
+/*
+ * Writes the report of the run (--report), whose last attempt is a: the
+ * top-level fields for the run as a whole (its start, its end) and its
+ * last attempt, and the kept attempts.
+ */
 static void report(const struct runx_run *run, struct runx_attempt *a)
 {
 	struct runx_result *res = &a->result;
+	const struct runx_report_attempts kept = {run->kept, run->nkept,
+						  run->attempts};
 	char q[RUNX_QUOTE_SIZE];
 
 	if (run->plan.report.path == NULL)
 		return;
 	clock_gettime(CLOCK_REALTIME, &res->end);
+	if (run->start_ns != 0) {
+		res->start = run->start;
+		res->start_ns = run->start_ns;
+	}
 	if (res->start.tv_sec == 0)
 		res->start = res->end;
 	res->end_ns = runx_now_ns();
-	int r = runx_report_write(run->plan.report.path, &run->plan, res);
+	int r =
+	    runx_report_write(run->plan.report.path, &run->plan, res, &kept);
 	if (r < 0)
 		runx_error("cannot write the report '%s': %s",
 			   runx_quote(run->plan.report.path, q, sizeof(q)),
@@ -134,14 +389,18 @@ int runx_run(struct runx_run *run)
 	int status;
 
 	if ((status = plan(run)) == 0 && (status = acquire(run)) == 0) {
-		for (int n = 1; n <= run->plan.attempts.max; n++)
-			status = attempt(run, n);
+		status = run_attempts(run);
+		runx_verbose("exiting with status %d", status);
 	} else {
 		runx_attempt_release(&run->attempt, status);
 	}
 	runx_stdio_close(&run->stdio);
 	runx_supervisor_close(&run->sup);
 	report(run, &run->attempt);
+	free(run->envp);
+	free(run->kept);
+	run->envp = NULL;
+	run->kept = NULL;
 	return status;
 }
 

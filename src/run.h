@@ -9,12 +9,18 @@
 #define RUNX_RUN_H
 
 #include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "attempt.h"
 #include "options.h"
 #include "plan.h"
 #include "redirect.h"
 #include "supervise.h"
+
+/* Results of earlier attempts kept in full for --report: the last ones. */
+#define RUNX_KEPT_ATTEMPTS 100
 
 struct runx_run {
 	const struct runx_options *opts; /* read by the plan only */
@@ -23,7 +29,19 @@ struct runx_run {
 	struct runx_stdio stdio;     /* the redirect files */
 	struct runx_supervisor sup;  /* signalfd and timers */
 	struct runx_attempt attempt; /* the current (at the end: last) one */
-	int attempts;		     /* attempts started */
+	int64_t attempts;	     /* attempts started */
+	struct runx_result *kept;    /* the last RUNX_KEPT_ATTEMPTS results
+				      * (heap), oldest first */
+	int nkept;
+	int kept_room;	       /* entries allocated in kept */
+	char **envp;	       /* environ + RUNX_ATTEMPT (heap) */
+	char attempt_var[40];  /* "RUNX_ATTEMPT=N", in envp */
+	int stdin_fd;	       /* a regular file that is the command's
+				* stdin, rewound before each attempt;
+				* -1: none */
+	off_t stdin_offset;    /* its offset when runx started */
+	struct timespec start; /* CLOCK_REALTIME at the first launch */
+	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
 };
 
 /* Empties *run for the options opts (nothing open yet); borrows both. */
@@ -32,11 +50,12 @@ void runx_run_init(struct runx_run *run, const struct runx_options *opts,
 
 /*
  * Plans the run, acquires what lives across attempts, runs the attempts
- * (one, today: plan.attempts.max), releases everything, and writes the
- * report (--report).  Returns runx's exit status: 125 when the plan or the
- * set-up failed (a one-line message on stderr; nothing was started),
- * 126/127 when the command cannot run, else the last attempt's
- * (exit_status.h).
+ * (runx(1), ATTEMPTS: after each one success, another after a wait, or
+ * the end), releases everything, and writes the report (--report).
+ * Returns runx's exit status: 125 when the plan or the set-up failed (a
+ * one-line message on stderr; nothing was started), 0 for a success, 124
+ * when the total deadline passed, 128+N for a stop signal N during a
+ * wait, else the last attempt's (exit_status.h).
  */
 int runx_run(struct runx_run *run);
 

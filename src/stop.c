@@ -302,9 +302,14 @@ void sup_on_deadline(struct supervisor *s)
 		return;
 	s->timed_out = true;
 	s->res->reason = RUNX_END_TIMEOUT;
-	runx_verbose(
-	    "deadline of %s reached",
-	    runx_duration_format(s->stop->deadline_ns, dur, sizeof(dur)));
+	s->res->total_timeout = s->deadline_is_total;
+	if (s->deadline_is_total)
+		runx_verbose("total deadline of the run reached "
+			     "(--total-timeout)");
+	else
+		runx_verbose("deadline of %s reached",
+			     runx_duration_format(s->stop->deadline_ns, dur,
+						  sizeof(dur)));
 	sup_name_alive(s, &s->res->at_deadline, "at the deadline");
 	sup_begin_stop(s, s->stop->first_signal, "sending");
 }

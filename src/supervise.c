@@ -371,8 +371,8 @@ static int supervise_loop(struct supervisor *s)
 		 * it: kernfs keeps POLLPRI up until the file is read again
 		 * (the newcomer passes freeze and thaw the cgroup) */
 		if (s->phase != RUNNING && s->phase != DONE &&
-		    (s->exited || ev.scope_event) && sup_census(s, false) == 0 &&
-		    s->exited)
+		    (s->exited || ev.scope_event) &&
+		    sup_census(s, false) == 0 && s->exited)
 			s->phase = DONE;
 	}
 	return 0;
@@ -401,16 +401,43 @@ static void kill_without_poll(struct supervisor *s)
 		   s->live == 1 ? "" : "es", RUNX_KILL_WAIT_S);
 }
 
-/* Arms the deadline and idle timers from the start; -errno on failure. */
+/*
+ * Disarms every timer: an attempt ends with timers of its own still armed
+ * (a deadline that did not fire), which must not fire in the next.
+ */
+static int disarm_timers(const struct runx_supervisor *f)
+{
+	const struct itimerspec off = {{0, 0}, {0, 0}};
+	const int fds[] = {f->deadline_fd, f->grace_fd, f->recheck_fd,
+			   f->idle_fd};
+	uint64_t ticks;
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (timerfd_settime(fds[i], 0, &off, NULL) < 0)
+			return -errno;
+		/* a tick that fired unread: gone with the read */
+		(void)!read(fds[i], &ticks, sizeof(ticks));
+	}
+	return 0;
+}
+
+/*
+ * Arms the deadline (the attempt's or, if earlier, the run's: one timer,
+ * deadline_is_total says which) and the idle timer; -errno on failure.
+ */
 static int arm_deadlines(struct supervisor *s)
 {
 	const struct runx_stop_policy *o = s->stop;
 	int64_t start = s->res->start_ns;
-	int r = 0;
+	int64_t at = sup_after(start, o->deadline_ns);
+	int r = disarm_timers(s->fds);
 
-	if (o->deadline_ns != RUNX_DURATION_INF)
-		r = sup_arm_at(s->fds->deadline_fd,
-			       sup_after(start, o->deadline_ns));
+	if (s->fds->total_at != RUNX_DURATION_INF && s->fds->total_at <= at) {
+		at = s->fds->total_at;
+		s->deadline_is_total = true;
+	}
+	if (r == 0 && at != RUNX_DURATION_INF)
+		r = sup_arm_at(s->fds->deadline_fd, at);
 	if (r == 0 && s->relay != NULL &&
 	    o->idle_deadline_ns != RUNX_DURATION_INF)
 		r = sup_arm_at(s->fds->idle_fd,

@@ -38,23 +38,25 @@
  * lack of a resource.
  */
 struct runx_supervisor {
-	int sigfd;	 /* signalfd(2) for the handled signals */
-	int deadline_fd; /* timerfd(2), CLOCK_MONOTONIC: --timeout */
-	int grace_fd;	 /* the grace period, then the wait after SIGKILL */
-	int recheck_fd;	 /* while stopping: sweeps for newcomers, re-kills */
-	int idle_fd;	 /* --idle-timeout */
+	int sigfd;	  /* signalfd(2) for the handled signals */
+	int deadline_fd;  /* timerfd(2), CLOCK_MONOTONIC: --timeout */
+	int grace_fd;	  /* the grace period, then the wait after SIGKILL */
+	int recheck_fd;	  /* while stopping: sweeps for newcomers, re-kills */
+	int idle_fd;	  /* --idle-timeout */
+	int64_t total_at; /* --total-timeout: CLOCK_MONOTONIC ns of the
+			   * run's deadline; INT64_MAX: none */
 };
 
 /* A struct runx_supervisor with nothing open. */
 #define RUNX_SUPERVISOR_CLOSED                                                 \
 	{                                                                      \
-		-1, -1, -1, -1, -1                                             \
+		-1, -1, -1, -1, -1, INT64_MAX                                  \
 	}
 
 /*
  * Opens the supervisor's signalfd and timerfds (O_CLOEXEC|O_NONBLOCK, all
- * owned by *sup until runx_supervisor_close).  Returns 0, or -errno
- * (EMFILE, ENFILE, ENOMEM) with nothing left open.
+ * owned by *sup until runx_supervisor_close); total_at is left as it is.
+ * Returns 0, or -errno (EMFILE, ENFILE, ENOMEM) with nothing left open.
  */
 int runx_supervisor_open(struct runx_supervisor *sup);
 
@@ -63,7 +65,9 @@ void runx_supervisor_close(struct runx_supervisor *sup);
 
 /*
  * Supervises the launched command (res->pid, its pidfd, owned by the
- * caller) until its scope is empty, as runx(1) says: deadline, grace,
+ * caller) until its scope is empty, as runx(1) says: deadline (the
+ * earlier of the attempt's and sup->total_at; res->total_timeout tells
+ * that the run's fired), grace,
  * cleanup of leftovers, forwarding of signals.  res->start_ns is the
  * CLOCK_MONOTONIC time (ns) the command was started at.  relay (NULL
  * without --idle-timeout) carries the command's output; the idle deadline

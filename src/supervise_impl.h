@@ -41,10 +41,11 @@ struct supervisor {
 	bool ended_in_scope; /* pidns: the command ended, its init runs on */
 	enum phase phase;
 	bool timed_out;
-	bool count;	     /* count the processes each signal reaches */
-	bool told_unknown;   /* the census failure was reported */
-	bool phase_was_stop; /* a deadline or stop signal began a stop */
-	int stop_sig;	     /* the stop's first signal (newcomers get it) */
+	bool deadline_is_total; /* the deadline timer is --total-timeout's */
+	bool count;		/* count the processes each signal reaches */
+	bool told_unknown;	/* the census failure was reported */
+	bool phase_was_stop;	/* a deadline or stop signal began a stop */
+	int stop_sig;		/* the stop's first signal (newcomers get it) */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope (UNKNOWN counts as alive) */

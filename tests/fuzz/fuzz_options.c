@@ -33,12 +33,12 @@ static void check_message(const char *err, size_t errsize)
 			abort();
 }
 
-/* Aborts unless the resource limits are in range and imply cgroup. */
+/*
+ * Aborts unless the resource limits are in range.  That a limit implies
+ * the cgroup scope is the plan's rule now (plan.c), not the parser's.
+ */
 static void check_limits(const struct runx_options *o)
 {
-	bool limited = o->memory_max != -1 || o->pids_max != -1 ||
-		       o->cpu_max_quota_us != 0;
-
 	if (o->memory_max != -1 && o->memory_max < 1)
 		abort();
 	if (o->pids_max != -1 && (o->pids_max < 1 || o->pids_max > 4194304))
@@ -47,8 +47,6 @@ static void check_limits(const struct runx_options *o)
 	    (o->cpu_max_quota_us < 1000 || o->cpu_max_period_us != 100000))
 		abort();
 	if (o->cpu_max_quota_us == 0 && o->cpu_max_period_us != 0)
-		abort();
-	if (limited && o->scope != RUNX_SCOPE_CGROUP)
 		abort();
 }
 
@@ -75,12 +73,12 @@ static void check_options(const struct runx_options *o, char **argv, int argc)
 	if ((unsigned)o->scope > RUNX_SCOPE_AUTO ||
 	    (unsigned)o->launch > RUNX_LAUNCH_CLONE3)
 		abort();
-	if (o->foreground && o->scope != RUNX_SCOPE_CHILD &&
-	    o->scope != RUNX_SCOPE_TREE && o->scope != RUNX_SCOPE_CGROUP)
-		abort();
-	if (o->wait_all && o->scope == RUNX_SCOPE_CHILD)
-		abort();
-	if (o->merge && o->stderr_path != NULL)
+	/* --foreground, --wait-all, --merge with --stderr: the plan's rules
+	 * (plan.c), no longer the parser's */
+	if (o->attempts.max < 1 || o->attempts.backoff < 1 ||
+	    o->attempts.backoff > 1000 || o->attempts.jitter < 0 ||
+	    o->attempts.jitter > 1 || o->attempts.delay_ns < 0 ||
+	    o->attempts.delay_max_ns < 0 || o->attempts.total_ns <= 0)
 		abort();
 	check_limits(o);
 	runx_scope_kind_name(o->scope);

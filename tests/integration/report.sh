@@ -109,7 +109,7 @@ check_report() {
 }
 
 # shellcheck disable=SC2089 # JSON text for check.py, not shell words
-ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage","memory_peak","cpu_time","pids_peak","oom_kills"]'
+ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage","memory_peak","cpu_time","pids_peak","oom_kills","attempt_count","attempts"]'
 # shellcheck disable=SC2090
 export ALL_KEYS RUNX_VERSION
 

@@ -780,6 +780,30 @@ static const struct {
     {{"--cpu-max=1000000.5", "cmd"}, {"'1000000.5'", "1000000 CPUs"}},
     {{"--cpu-max=1000001", "cmd"}, {"'1000001'", "1000000 CPUs"}},
     {{"--cpu-max=99999999999999999999999", "cmd"}, {"1000000 CPUs", NULL}},
+    /* attempts: the bad value named, quoted */
+    {{"--attempts=0", "cmd"}, {"'0'", "--attempts"}},
+    {{"--attempts=-1", "cmd"}, {"'-1'", "--attempts"}},
+    {{"--attempts=2x", "cmd"}, {"'2x'", "--attempts"}},
+    {{"--attempts=", "cmd"}, {"''", "--attempts"}},
+    {{"--attempts=1000000001", "cmd"}, {"'1000000001'", NULL}},
+    {{"--retry-on=fail", "cmd"}, {"'fail'", "--retry-on"}},
+    {{"--retry-on=1,,2", "cmd"}, {"empty item", "--retry-on"}},
+    {{"--retry-on=", "cmd"}, {"empty item", NULL}},
+    {{"--retry-on=256", "cmd"}, {"'256'", NULL}},
+    {{"--retry-on=5-3", "cmd"}, {"'5-3'", NULL}},
+    {{"--retry-on=SIGNOPE", "cmd"}, {"'SIGNOPE'", NULL}},
+    {{"--retry-on=1\n", "cmd"}, {"'1\\n'", NULL}},
+    {{"--success-exit=timeout", "cmd"}, {"'timeout'", "--success-exit"}},
+    {{"--success-exit=1-", "cmd"}, {"'1-'", NULL}},
+    {{"--retry-delay=-1", "cmd"}, {"'-1'", "--retry-delay"}},
+    {{"--retry-delay-max=x", "cmd"}, {"'x'", "--retry-delay-max"}},
+    {{"--total-timeout=1q", "cmd"}, {"'1q'", "--total-timeout"}},
+    {{"--backoff=0.9", "cmd"}, {"'0.9'", "--backoff"}},
+    {{"--backoff=2e1", "cmd"}, {"'2e1'", NULL}},
+    {{"--backoff=", "cmd"}, {"''", NULL}},
+    {{"--jitter=1.01", "cmd"}, {"'1.01'", "--jitter"}},
+    {{"--jitter=-0", "cmd"}, {"'-0'", NULL}},
+    {{"--jitter=.", "cmd"}, {"'.'", NULL}},
     /* no command */
     {{NULL}, {"missing command", NULL}},
     {{"-t", "5"}, {"missing command", NULL}},
@@ -812,6 +836,67 @@ static const struct {
     {{"--wait-all=no", "cmd"}, {"--wait-all=no", NULL}},
     {{"--close-fds=3", "cmd"}, {"--close-fds=3", NULL}},
 };
+
+START_TEST(attempt_options_set_the_attempts_policy)
+{
+	static const char *const words[] = {"--attempts=inf",
+					    "--retry-on=timeout,3,5-7,SIGSEGV",
+					    "--retry-delay=0",
+					    "--backoff=1.5",
+					    "--retry-delay-max=10s",
+					    "--jitter=0.25",
+					    "--total-timeout=1m",
+					    "--success-exit=2,TERM",
+					    "cmd",
+					    NULL};
+	struct runx_options got;
+	const struct runx_attempts_policy *a = &got.attempts;
+
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_OK);
+	ck_assert(a->max == RUNX_ATTEMPTS_INF);
+	ck_assert_uint_eq(a->retry_on.kinds, RUNX_ON_TIMEOUT);
+	ck_assert(a->retry_on.status[0] == ((1u << 3) | (7u << 5)));
+	ck_assert(a->retry_on.signals == UINT64_C(1) << (SIGSEGV - 1));
+	ck_assert_str_eq(a->retry_on_text, "timeout,3,5-7,SIGSEGV");
+	ck_assert(a->delay_ns == 0);
+	ck_assert(a->backoff == 1.5);
+	ck_assert(a->delay_max_ns == 10 * SEC);
+	ck_assert(a->jitter == 0.25);
+	ck_assert(a->total_ns == 60 * SEC);
+	ck_assert(a->success.status[0] == 1u << 2);
+	ck_assert(a->success.signals == UINT64_C(1) << (SIGTERM - 1));
+	ck_assert_uint_eq(a->success.kinds, 0);
+}
+END_TEST
+
+START_TEST(attempt_options_default_as_the_man_page_says)
+{
+	static const char *const words[] = {"cmd", NULL};
+	struct runx_options got;
+	const struct runx_attempts_policy *a = &got.attempts;
+
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_OK);
+	ck_assert(a->max == 1);
+	ck_assert_uint_eq(a->retry_on.kinds, RUNX_ON_FAILURE);
+	ck_assert(a->delay_ns == SEC);
+	ck_assert(a->backoff == 2.0);
+	ck_assert(a->delay_max_ns == 300 * SEC);
+	ck_assert(a->jitter == 0.0);
+	ck_assert(a->total_ns == RUNX_DURATION_INF);
+	ck_assert(a->retry_on_text == NULL);
+	ck_assert(a->success.status[0] == 0 && a->success.signals == 0);
+}
+END_TEST
+
+START_TEST(total_timeout_zero_means_no_limit)
+{
+	static const char *const words[] = {"--total-timeout=0", "cmd", NULL};
+	struct runx_options got;
+
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_OK);
+	ck_assert(got.attempts.total_ns == RUNX_DURATION_INF);
+}
+END_TEST
 
 START_TEST(bad_command_lines_fail_with_a_message_naming_the_bad_text)
 {
@@ -996,6 +1081,9 @@ static Suite *options_suite(void)
 	add_table_test(accept, help_and_version_need_no_command, help_cases);
 	tcase_add_test(accept, help_and_version_texts_are_gnu_style);
 	tcase_add_test(accept, a_second_parse_starts_from_the_defaults);
+	tcase_add_test(accept, attempt_options_set_the_attempts_policy);
+	tcase_add_test(accept, attempt_options_default_as_the_man_page_says);
+	tcase_add_test(accept, total_timeout_zero_means_no_limit);
 	suite_add_tcase(s, accept);
 
 	add_table_test(

@@ -1,0 +1,358 @@
+#!/bin/bash
+# Attempts (--attempts and the options of runx(1), ATTEMPTS): how many
+# attempts run and with what status, each --retry-on kind,
+# --success-exit, the waits between attempts (backoff, maximum, jitter),
+# --total-timeout during an attempt and during a wait, a stop signal
+# during either, standard input rewound and output appended across
+# attempts, RUNX_ATTEMPT, the report's attempts, bad values; and the
+# promise itself: for each scope, nothing attempt 1 left behind (TERM
+# ignored, setsid'd, holding a lock) is alive when attempt 2 starts.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+
+require_command flock "(util-linux) to hold a lock across attempts"
+require_python3 "to read the JSON report"
+
+# lines FILE: the number of lines in FILE (0 if there is none).
+lines() {
+	if [ -e "$1" ]; then
+		wc -l <"$1" | tr -d ' '
+	else
+		echo 0
+	fi
+}
+
+# elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
+elapsed_ms() {
+	local t0 t1 s=0
+	t0=$(date +%s%N)
+	"$@" || s=$?
+	t1=$(date +%s%N)
+	echo "$s $(((t1 - t0) / 1000000))"
+}
+
+C=$TMPD/count
+
+# --- how many attempts, and the status ----------------------------------------
+rm -f "$C"
+assert_eq "3 failing attempts: the last one's status" 3 \
+	"$(st runx --attempts=3 --retry-delay=0 -- sh -c "echo \$RUNX_ATTEMPT >>$C; exit 3")"
+assert_eq "3 failing attempts: 3 ran" 3 "$(lines "$C")"
+assert_eq "RUNX_ATTEMPT is 1, 2, 3" "1 2 3" "$(tr '\n' ' ' <"$C" | sed 's/ $//')"
+
+rm -f "$C"
+assert_eq "a success at attempt 2 ends the run with 0" 0 \
+	"$(st runx --attempts=5 --retry-delay=0 -- sh -c "echo >>$C; [ \$RUNX_ATTEMPT -ge 2 ]")"
+assert_eq "a success at attempt 2: 2 ran" 2 "$(lines "$C")"
+
+rm -f "$C"
+assert_eq "--attempts=inf: until a success (attempt 4)" 0 \
+	"$(st runx --attempts=inf --retry-delay=0 -- sh -c "echo >>$C; [ \$RUNX_ATTEMPT -ge 4 ]")"
+assert_eq "--attempts=inf: 4 ran" 4 "$(lines "$C")"
+
+rm -f "$C"
+assert_eq "the default is one attempt" 1 "$(st runx -- sh -c "echo >>$C; exit 1")"
+assert_eq "the default is one attempt: 1 ran" 1 "$(lines "$C")"
+
+assert_eq "RUNX_ATTEMPT replaces an inherited one, once" "RUNX_ATTEMPT=1" \
+	"$(RUNX_ATTEMPT=inherited runx -- env | grep '^RUNX_ATTEMPT=')"
+
+# --- --retry-on -----------------------------------------------------------------
+# try RETRY-ON CODE...: 3 attempts with --retry-on, the command's code
+# from sh; prints "STATUS ATTEMPTS".
+try() {
+	local on=$1 s
+	shift
+	rm -f "$C"
+	s=$(st runx --attempts=3 --retry-delay=0 "--retry-on=$on" "$@")
+	echo "$s $(lines "$C")"
+}
+assert_eq "retry-on=3: exit 3 is retried" "3 3" "$(try 3 sh -c "echo >>$C; exit 3")"
+assert_eq "retry-on=3: exit 4 is not" "4 1" "$(try 3 sh -c "echo >>$C; exit 4")"
+assert_eq "retry-on=2-4: exit 4 is retried" "4 3" "$(try 2-4 sh -c "echo >>$C; exit 4")"
+assert_eq "retry-on=2-4: exit 5 is not" "5 1" "$(try 2-4 sh -c "echo >>$C; exit 5")"
+assert_eq "retry-on=0-1,7: exit 7 is retried" "7 3" "$(try 0-1,7 sh -c "echo >>$C; exit 7")"
+assert_eq "retry-on=SIGUSR2: a death by USR2 is retried" "140 3" \
+	"$(try SIGUSR2 sh -c "echo >>$C; kill -USR2 \$\$")"
+assert_eq "retry-on=SIGUSR2: a death by USR1 is not" "138 1" \
+	"$(try SIGUSR2 sh -c "echo >>$C; kill -USR1 \$\$")"
+assert_eq "retry-on=signal: a death by a signal runx did not send is retried" "138 3" \
+	"$(try signal sh -c "echo >>$C; kill -USR1 \$\$")"
+new_marker m
+assert_eq "retry-on=signal: runx's own stop at the deadline is not" "124 1" \
+	"$(try signal -t 0.3 -- sh -c "echo >>$C; exec sleep $m")"
+assert_eq "retry-on=signal: an exit is not" "1 1" "$(try signal sh -c "echo >>$C; exit 1")"
+new_marker m
+assert_eq "retry-on=timeout: a deadline is retried, attempt 2 succeeds" "0 2" \
+	"$(try timeout -t 0.5 -- sh -c "echo >>$C; [ \$RUNX_ATTEMPT = 1 ] && exec sleep $m; exit 0")"
+assert_eq "retry-on=timeout: an exit 1 is not" "1 1" "$(try timeout sh -c "echo >>$C; exit 1")"
+new_marker m
+assert_eq "retry-on=failure (default): a deadline is retried" "124 3" \
+	"$(try failure -t 0.3 -- sh -c "echo >>$C; exec sleep $m")"
+assert_dead "the deadlines' commands are dead" "$m"
+assert_eq "retry-on=failure: a death by a signal is retried" "138 3" \
+	"$(try failure sh -c "echo >>$C; kill -USR1 \$\$")"
+for code in 125 126 127; do
+	assert_eq "exit $code is not retried by failure" "$code 1" \
+		"$(try failure sh -c "echo >>$C; exit $code")"
+	assert_eq "exit $code is retried when listed by number" "$code 3" \
+		"$(try "failure,$code" sh -c "echo >>$C; exit $code")"
+done
+
+# oom: the job's cgroup counts an OOM kill (memory.events); needs the
+# memory controller delegated to runx's cgroup (scripts/vm-check has it)
+if runx_cg --memory-max=64M -- true 2>/dev/null; then
+	rm -f "$C"
+	assert_eq "retry-on=oom: an OOM kill in the job is retried" "137 2" \
+		"$(s=$(st runx_cg --memory-max=32M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+			sh -c "echo >>$C; $PY -c 'x = bytearray(512 << 20)'; exit \$?"); echo "$s $(lines "$C")")"
+	rm -f "$C"
+	assert_eq "retry-on=oom: a plain failure is not" "1 1" \
+		"$(s=$(st runx_cg --memory-max=32M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+			sh -c "echo >>$C; exit 1"); echo "$s $(lines "$C")")"
+else
+	skip "retry-on=oom: an OOM kill in the job is retried" "no cgroup v2 memory controller for runx here"
+fi
+
+# --- --success-exit ---------------------------------------------------------------
+rm -f "$C"
+assert_eq "success-exit=3: exit 3 is a success (0, no retry)" "0 1" \
+	"$(s=$(st runx --attempts=3 --retry-delay=0 --success-exit=3 -- sh -c "echo >>$C; exit 3"); echo "$s $(lines "$C")")"
+rm -f "$C"
+assert_eq "success-exit=2-4,SIGUSR1: a death by USR1 is a success" "0 1" \
+	"$(s=$(st runx --attempts=3 --retry-delay=0 --success-exit=2-4,SIGUSR1 -- sh -c "echo >>$C; kill -USR1 \$\$"); echo "$s $(lines "$C")")"
+rm -f "$C"
+assert_eq "success-exit=3: exit 5 is retried" "5 3" \
+	"$(s=$(st runx --attempts=3 --retry-delay=0 --success-exit=3 -- sh -c "echo >>$C; exit 5"); echo "$s $(lines "$C")")"
+
+# --- the waits ------------------------------------------------------------------------
+read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=0.5 --backoff=2 -- false)
+assert_eq "delays 0.5s, backoff 2: status 1" 1 "$s"
+assert_true "delays 0.5s + 1s: at least 1.5 s ($ms ms)" [ "$ms" -ge 1500 ]
+assert_true "delays 0.5s + 1s: less than 8 s ($ms ms)" [ "$ms" -lt 8000 ]
+
+read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=0.4 --backoff=10 --retry-delay-max=0.5 -- false)
+assert_true "retry-delay-max=0.5: 0.4s + 0.5s, at least 0.9 s ($ms ms)" [ "$ms" -ge 900 ]
+assert_true "retry-delay-max=0.5: not 0.4s + 4s ($ms ms)" [ "$ms" -lt 4300 ]
+
+read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=0.5 --backoff=2 --jitter=0.5 -- false)
+assert_true "jitter=0.5: at least half of 1.5 s ($ms ms)" [ "$ms" -ge 750 ]
+assert_true "jitter=0.5: less than 8 s ($ms ms)" [ "$ms" -lt 8000 ]
+
+# the spread: the wait -v announces, 5 runs of a 100 s delay with
+# --jitter=1 cut short by --total-timeout; each in (0, 100], not all equal
+waits=""
+for _ in 1 2 3 4 5; do
+	w=$(runx -v --attempts=2 --retry-delay=100 --jitter=1 --total-timeout=0.2 -- false 2>&1 |
+		sed -n 's/.*attempt 2 in \([0-9.]*\)s$/\1/p')
+	waits+="${w:-none} "
+done
+assert_true "jitter=1: every wait within 0..100 s ($waits)" \
+	awk -v w="$waits" 'BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) if (a[i] !~ /^[0-9.]+$/ || a[i] + 0 > 100) exit 1 }'
+assert_true "jitter=1: the waits differ ($waits)" \
+	[ "$(tr ' ' '\n' <<<"$waits" | sed '/^$/d' | sort -u | wc -l)" -ge 2 ]
+
+out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
+assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
+	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
+assert_match "-v: how the run ended" "runx: attempt 2 of 2 ended with exit status 1; no attempt left" "$out"
+out=$(runx -v --attempts=3 --retry-on=2 -- false 2>&1 >/dev/null)
+assert_match "-v: an outcome --retry-on does not name ends the run" \
+	"runx: attempt 1 of 3 ended with exit status 1; not retried \\(--retry-on=2\\)" "$out"
+out=$(runx -v --attempts=inf --retry-delay=0 -- sh -c '[ $RUNX_ATTEMPT = 2 ]' 2>&1)
+assert_match "-v: --attempts=inf says 'of inf'" "attempt 1 of inf ended with exit status 1; attempt 2 in 0\\.0s" "$out"
+
+# --- --total-timeout ---------------------------------------------------------------------
+new_marker m
+rm -f "$C"
+read -r s ms < <(elapsed_ms guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --attempts=3 --retry-delay=0 --total-timeout=1 -k 0.5 -- sh -c "echo >>$C; trap '' TERM; sleep $m; :")
+assert_eq "total-timeout during an attempt: 124" 124 "$s"
+assert_true "total-timeout during an attempt: ends within 8 s ($ms ms)" [ "$ms" -lt 8000 ]
+assert_true "total-timeout during an attempt: not before 1 s ($ms ms)" [ "$ms" -ge 1000 ]
+assert_eq "total-timeout during an attempt: no further attempt" 1 "$(lines "$C")"
+assert_dead "total-timeout during an attempt: the TERM-ignoring command is dead" "$m"
+new_marker m
+assert_eq "total-timeout ends the run with 124 even with -p" 124 \
+	"$(st runx -p --attempts=2 --total-timeout=0.5 -- sh -c "sleep $m")"
+rm -f "$C"
+read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=10 --total-timeout=1 -- sh -c "echo >>$C; exit 1")
+assert_eq "total-timeout during a wait: 124" 124 "$s"
+assert_true "total-timeout during a wait: at once, not after the 10 s wait ($ms ms)" [ "$ms" -lt 6000 ]
+assert_true "total-timeout during a wait: not before 1 s ($ms ms)" [ "$ms" -ge 1000 ]
+assert_eq "total-timeout during a wait: no further attempt" 1 "$(lines "$C")"
+
+# --- stop signals ---------------------------------------------------------------------------
+new_marker m
+rm -f "$C"
+runx_bg --attempts=3 --retry-delay=0 -- sh -c "echo >>$C; exec sleep $m"
+wait_marked "$m" 1
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID"
+assert_eq "TERM to runx during an attempt: 143" 143 "$WAIT_STATUS"
+assert_eq "TERM to runx during an attempt: no further attempt" 1 "$(lines "$C")"
+assert_dead "TERM to runx during an attempt: the command is dead" "$m"
+
+rm -f "$C" "$TMPD/v"
+runx_bg -v --attempts=3 --retry-delay=30 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
+poll 400 0.05 grep -q "attempt 2 in" "$TMPD/v"
+t0=$(date +%s%N)
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID"
+t1=$(date +%s%N)
+assert_eq "TERM to runx during a wait: 143, as if the command died by it" 143 "$WAIT_STATUS"
+assert_true "TERM to runx during a wait: at once ($(((t1 - t0) / 1000000)) ms)" [ $(((t1 - t0) / 1000000)) -lt 10000 ]
+assert_eq "TERM to runx during a wait: no further attempt" 1 "$(lines "$C")"
+
+rm -f "$C" "$TMPD/v"
+runx_bg -v --attempts=2 --retry-delay=1.5 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
+poll 400 0.05 grep -q "attempt 2 in" "$TMPD/v"
+kill -HUP "$RUNX_PID"
+wait_pid_exit "$RUNX_PID"
+assert_eq "HUP to runx during a wait: the run goes on (status 1)" 1 "$WAIT_STATUS"
+assert_eq "HUP to runx during a wait: attempt 2 ran" 2 "$(lines "$C")"
+assert_match "HUP to runx during a wait: -v says it went nowhere" \
+	"received SIGHUP during the wait before attempt 2; no command to forward it to" "$(cat "$TMPD/v")"
+
+# --- as PID 1: orphans are reaped during the wait ------------------------------------------
+# Attempt 1 (child scope: nothing stops it) leaves an orphan that exits
+# 0.3 s into the 1.5 s wait; re-parented to runx, PID 1, it must not be a
+# zombie when attempt 2 looks (exit 9 if one is).
+cat >"$TMPD/zombie.sh" <<'JOB'
+if [ "$RUNX_ATTEMPT" = 1 ]; then
+	setsid sh -c 'sleep 0.3' &
+	exit 1
+fi
+for f in /proc/[0-9]*/stat; do
+	read -r line <"$f" 2>/dev/null || continue
+	case ${line##*) } in Z*) echo "zombie: $line" >&2; exit 9 ;; esac
+done
+exit 0
+JOB
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	assert_eq "as PID 1: an orphan that exited during the wait was reaped" 0 \
+		"$(st guarded 60 unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" \
+			--kill-scope=child --attempts=2 --retry-delay=1.5 -- sh "$TMPD/zombie.sh")"
+else
+	skip "as PID 1: orphans reaped during the wait" "unshare --pid --fork --mount-proc is not permitted here"
+fi
+
+# --- redirects across attempts ------------------------------------------------------------
+printf 'line one\nline two\n' >"$TMPD/in"
+rm -f "$TMPD/got"
+runx --attempts=3 --retry-delay=0 -i "$TMPD/in" -- sh -c "cat >>$TMPD/got; exit 1"
+assert_eq "-i FILE: each attempt reads it whole" "$(cat "$TMPD/in" "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
+rm -f "$TMPD/got"
+runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1" <"$TMPD/in"
+assert_eq "a regular file as stdin: rewound for each attempt" "$(cat "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
+echo stale-content-that-is-longer >"$TMPD/out"
+runx --attempts=3 --retry-delay=0 -o "$TMPD/out" -- sh -c 'echo "attempt $RUNX_ATTEMPT"; exit 1'
+assert_eq "-o: truncated once, the attempts append in order" \
+	"attempt 1 attempt 2 attempt 3" "$(tr '\n' ' ' <"$TMPD/out" | sed 's/ $//')"
+
+# --- the report ----------------------------------------------------------------------------------
+new_marker m
+runx --attempts=3 --retry-delay=0 -t 0.5 --report="$TMPD/r.json" -- \
+	sh -c "case \$RUNX_ATTEMPT in 1) exit 4;; 2) exec sleep $m;; esac; exit 0"
+got=$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["attempts"]
+print(d["attempt_count"], len(a), [x["attempt"] for x in a],
+      [x["reason"] for x in a], [x["exit_status"] for x in a],
+      [x["exit_code"] for x in a], len(set(x["pid"] for x in a)),
+      [len(x["signals_sent"]) > 0 for x in a],
+      a[1]["alive_at_deadline"]["count"], d["exit_status"], d["reason"],
+      d["pid"] == a[2]["pid"], d["wall_time"] >= a[2]["wall_time"] + a[1]["wall_time"])
+' "$TMPD/r.json" 2>&1)
+assert_eq "report: attempt_count, one object per attempt, the run and its last attempt" \
+	"3 3 [1, 2, 3] ['exited', 'timeout', 'exited'] [4, 124, 0] [4, None, 0] 3 [False, True, False] 1 0 exited True True" "$got"
+runx --report="$TMPD/r1.json" -- true
+assert_eq "report of a one-attempt run: attempt_count 1" "1 1 0" \
+	"$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["attempt_count"], len(d["attempts"]), d["attempts"][0]["exit_status"])' "$TMPD/r1.json")"
+runx --attempts=2 --retry-delay=10 --total-timeout=0.5 --report="$TMPD/r2.json" -- false
+assert_eq "report: a total timeout during a wait" "total_timeout 124 1" \
+	"$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["reason"], d["exit_status"], d["attempts"][0]["exit_status"])' "$TMPD/r2.json")"
+
+# --- bad values --------------------------------------------------------------------------------------
+for bad in --attempts=0 --attempts=two --attempts= --retry-on=sometimes \
+	--retry-on=1,,2 --retry-on=300 --retry-on=4-2 --retry-on=SIGBOGUS \
+	--retry-delay=-1 --retry-delay=1x --backoff=0.5 --backoff=abc \
+	--retry-delay-max=soon --jitter=2 --jitter=-0.1 --total-timeout=-1 \
+	--success-exit=failure --success-exit=999 $'--retry-on=1\e[31m'; do
+	rm -f "$TMPD/started"
+	err=$(runx "$bad" -- touch "$TMPD/started" 2>&1)
+	s=$?
+	shown=$(printf '%q' "$bad")
+	assert_eq "$shown: 125" 125 "$s"
+	assert_eq "$shown: one line" 1 "$(printf '%s\n' "$err" | wc -l | tr -d ' ')"
+	value=${bad#*=}
+	case $value in
+	*$'\e'*) assert_match "$shown: the value named, escaped" "'1\\\\x1b\\[31m'" "$err" ;;
+	'' | *,,*) assert_match "$shown: says what is wrong" "''" "$err" ;;
+	*) assert_match "$shown: names the value" "'[^']*${value//[\[\]]/.}[^']*'" "$err" ;;
+	esac
+	assert_false "$shown: nothing started" test -e "$TMPD/started"
+done
+
+# --- the promise: nothing of attempt 1 alive when attempt 2 starts -----------------------------------------
+# job.sh LOCK MARKER SETSID: attempt 1 takes an exclusive flock(2) on LOCK,
+# leaves TERM-ignoring "sleep MARKER" holders of it (one setsid'd if
+# SETSID is 1), waits until they ignore TERM, and fails; attempt 2 exits
+# 0 if LOCK is free (flock -n), 9 if it is still held.
+cat >"$TMPD/job.sh" <<'JOB'
+lock=$1 m=$2 setsid=$3 dir=${1%/*}
+if [ "$RUNX_ATTEMPT" != 1 ]; then
+	flock -n "$lock" true && exit 0
+	exit 9
+fi
+exec 9>"$lock"
+flock -x 9
+sh -c "trap '' TERM; : >$dir/ready.1; exec sleep $m" &
+if [ "$setsid" = 1 ]; then
+	setsid sh -c "trap '' TERM; : >$dir/ready.2; exec sleep $m" &
+else
+	: >"$dir/ready.2"
+fi
+while [ ! -e "$dir/ready.1" ] || [ ! -e "$dir/ready.2" ]; do sleep 0.05; done
+exit 1
+JOB
+
+scope_works() {
+	case $1 in
+	cgroup) runx_cg --kill-scope=cgroup -- true 2>/dev/null ;;
+	*) runx --kill-scope="$1" -- true 2>/dev/null ;;
+	esac
+}
+
+for scope in group tree cgroup pidns; do
+	if ! scope_works "$scope"; then
+		skip "$scope: attempt 2 finds the lock free" "the $scope scope cannot be set up here"
+		continue
+	fi
+	setsid=1
+	[ "$scope" = group ] && setsid=0
+	R=("$RUNX" "${LAUNCH_ARGS[@]}")
+	[ "$scope" = cgroup ] && R=("$RUNX" "${CG_LAUNCH_ARGS[@]}")
+	for round in 1 2 3; do
+		new_marker m
+		d=$TMPD/lock.$scope.$round
+		mkdir -p "$d"
+		s=$(st guarded 60 "${R[@]}" --kill-scope="$scope" --attempts=2 --retry-delay=0 -k 0.3 -- \
+			sh "$TMPD/job.sh" "$d/lock" "$m" "$setsid")
+		assert_eq "$scope, round $round: attempt 2 finds the lock free (exit 0, not 9)" 0 "$s"
+		assert_dead "$scope, round $round: no holder is alive after the run" "$m"
+	done
+	# without attempts, the same holders really do outlive the command
+	# in the child scope: the lock test can fail
+	if [ "$scope" = tree ]; then
+		new_marker m
+		d=$TMPD/lock.child
+		mkdir -p "$d"
+		runx --kill-scope=child -- sh "$TMPD/job.sh" "$d/lock" "$m" 1
+		assert_false "setup: with the child scope the lock is still held after attempt 1" \
+			flock -n "$d/lock" true
+		kill_marked "$m"
+	fi
+done
+
+done_testing
