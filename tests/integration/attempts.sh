@@ -12,6 +12,7 @@
 
 require_command flock "(util-linux) to hold a lock across attempts"
 require_python3 "to read the JSON report"
+plan 175
 
 # lines FILE: the number of lines in FILE (0 if there is none).
 lines() {
