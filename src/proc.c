@@ -194,9 +194,9 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
  * A pid that /proc lists but whose /proc/PID/stat is not there: gone
  * since the listing, or hidden by a mount over /proc/PID (root can).  The
  * kernel tells: a pidfd of it and its parent (PIDFD_GET_INFO, Linux 6.13)
- * give an entry with what is known (state '?', no group, session or start
- * time), so that the scopes still see and signal it.  False if it is gone
- * or the kernel cannot tell.  Needs one fd for the call.
+ * give an entry with what is known (state '?', its process group and
+ * session, no start time), so that the scopes still see and signal it.  False
+ * if it is gone or the kernel cannot tell.  Needs one fd for the call.
  */
 static bool hidden_stat(pid_t pid, struct runx_proc_stat *st)
 {
@@ -213,7 +213,10 @@ static bool hidden_stat(pid_t pid, struct runx_proc_stat *st)
 	st->pid = pid;
 	st->state = '?';
 	st->ppid = ppid;
-	st->pgrp = st->session = -1;
+	/* the kernel gives these by pid too (getpgid(2), getsid(2)): -1 for
+	 * a process gone meanwhile */
+	st->pgrp = getpgid(pid);
+	st->session = getsid(pid);
 	return true;
 }
 

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include <unistd.h>
+
 #include "proc.h"
 #include "scope_impl.h"
 
@@ -29,7 +31,8 @@ static int group_prepare(struct runx_scope *s,
 struct group_scan {
 	pid_t pgrp;
 	struct runx_census *census;
-	int dead; /* members /proc shows as zombies */
+	int dead;   /* members /proc shows as zombies of another parent */
+	pid_t self; /* runx */
 };
 
 /* Counts a live member of the group from its /proc entry. */
@@ -39,10 +42,11 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
 
 	if (st->pgrp != g->pgrp)
 		return 0;
-	if (runx_proc_is_dead(st))
-		g->dead++;
-	else
+	if (!runx_proc_is_dead(st))
 		runx_census_found(g->census, st->pid);
+	else if (st->ppid != g->self)
+		g->dead++; /* runx's own zombie is reaped at once: it proves
+			    * nothing about what kill(2) found */
 	return 0;
 }
 
@@ -54,7 +58,7 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
  */
 static int scan_group(struct runx_scope *s, struct runx_census *c)
 {
-	struct group_scan g = {s->child, c, 0};
+	struct group_scan g = {s->child, c, 0, getpid()};
 	int r = runx_proc_each(count_member, &g);
 
 	if (r == 0 && c->count == 0 && g.dead == 0)

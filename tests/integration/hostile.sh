@@ -1,0 +1,551 @@
+#!/bin/bash
+# Jobs that try to outlive their stop (runx(1) STOPPING: "whatever the job
+# does, the stop ends it"; issue 21).  A process is gone only when the
+# kernel says so (a pidfd, ESRCH), never from /proc alone:
+# - "looks dead": a process whose main thread exited while another thread
+#   runs shows Z in /proc/PID/stat; as the command itself and as a
+#   background grandchild, in every scope, ignoring TERM or not: 124
+#   within the deadline, the grace and a bound; then gone, as a pidfd
+#   tells; no false "uninterruptible sleep"; no cgroup left;
+# - pidns: a first signal the job's shell traps (ABRT, SEGV, PIPE, XCPU,
+#   USR1, RTMIN+3) reaches it: the handler runs, runx does not wait out the
+#   grace period;
+# - a root job that moves itself to the root of the cgroup2 hierarchy: runx
+#   SIGKILLs its direct child through its pidfd, says what escaped and
+#   returns;
+# - a bind mount over /proc/PID (in a private mount namespace) does not
+#   hide a process from the group and tree scopes;
+# - --idle-timeout: output waiting for a slow reader is not silence;
+# - a burst of 7000 forwarded signals (USR1, RTMIN+1) does not push a
+#   deadline back.
+# The plan is printed first: every case prints its checks, run or skipped.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+
+require_python3 "(threads, pidfds, a slow reader, a signal burst)"
+# a job killed by SIGABRT, SIGSEGV or SIGXCPU dumps no core here
+ulimit -c 0
+
+# --- what this machine has ---------------------------------------------------------
+is_root=no
+[ "$(id -u)" = 0 ] && is_root=yes
+CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+cgroup_ok=no
+[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
+pidns_ok=no
+[ "$(runx --kill-scope=pidns -- true 2>/dev/null; echo $?)" = 0 ] && pidns_ok=yes
+unshare_ok=no
+[ $is_root = yes ] && unshare -m --propagation private true 2>/dev/null && unshare_ok=yes
+# exit(2) of the calling thread alone: the syscall's number on this machine
+case $(uname -m) in
+x86_64) SYS_EXIT=60 ;;
+aarch64 | riscv64 | loongarch64) SYS_EXIT=93 ;;
+i?86) SYS_EXIT=1 ;;
+*) SYS_EXIT= ;;
+esac
+
+# scope_missing SCOPE: why SCOPE cannot run here (empty: it can)
+scope_missing() {
+	case $1 in
+	cgroup) [ $cgroup_ok = yes ] || echo "no writable cgroup v2 here" ;;
+	pidns) [ $pidns_ok = yes ] || echo "runx cannot make a PID namespace here" ;;
+	esac
+	return 0
+}
+
+# --- the plan ------------------------------------------------------------------------
+# looks-dead cases: "SCOPE PLACE IGNORE" (PLACE: the command itself or a
+# background grandchild; IGNORE: 1 if it ignores TERM); 4 checks each, 5
+# with the cgroup scope
+ZL_CASES=(
+	"group direct 1" "group grand 1" "group grand 0"
+	"child direct 1"
+	"tree direct 1" "tree grand 1" "tree grand 0"
+	"cgroup direct 1" "cgroup grand 1" "cgroup grand 0"
+	"pidns direct 1" "pidns grand 1" "pidns grand 0"
+)
+TRAP_SIGS=(ABRT SEGV PIPE XCPU USR1 RTMIN+3)
+nplan=0
+for c in "${ZL_CASES[@]}"; do
+	nplan=$((nplan + 4))
+	[ "${c%% *}" = cgroup ] && nplan=$((nplan + 1))
+done
+nplan=$((nplan + 3 * ${#TRAP_SIGS[@]})) # pidns: a trapped first signal
+nplan=$((nplan + 5))                     # cgroup escape
+nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
+nplan=$((nplan + 2))                     # slow reader
+nplan=$((nplan + 3 * 2))                 # signal bursts: USR1, RTMIN+1
+plan "$nplan"
+
+# skip_n N REASON NAME: N checks of a case that cannot run here
+skip_n() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		skip "$3 ($i/$1)" "$2"
+	done
+}
+
+# now_ms: milliseconds of wall-clock time
+now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((10#$t / 1000))
+}
+
+# --- helpers in python ---------------------------------------------------------------
+# zl.py MARKER GO IGNORE: a thread sleeps, the main thread waits for the
+# file GO, then exits alone (exit(2), not exit_group(2)): the process
+# shows Z in /proc/PID/stat while its other thread runs.  IGNORE=1: TERM
+# ignored.
+cat >"$TMPD/zl.py" <<PYEOF
+import ctypes, os, signal, sys, threading, time
+marker, go, ignore = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+if ignore:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+threading.Thread(target=time.sleep, args=(300,)).start()
+while not os.path.exists(go):
+    time.sleep(0.01)
+ctypes.CDLL(None).syscall(${SYS_EXIT:-60}, 0)
+PYEOF
+
+# h.py WHAT ...: what the kernel says of a process, and the drivers.
+cat >"$TMPD/h.py" <<'PYEOF'
+import os, select, signal, subprocess, sys, time
+
+def fields(pid):
+    """/proc/PID/stat from field 3 (state) on, or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            s = f.read()
+    except OSError:
+        return None
+    return s[s.rindex(")") + 2:].split()
+
+def live_tasks(pid):
+    """threads of PID that have not exited (state neither Z nor X)"""
+    n = 0
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return 0
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                s = f.read()
+        except OSError:
+            continue
+        if s[s.rindex(")") + 2] not in "ZXx":
+            n += 1
+    return n
+
+def alive(pid, start):
+    """None if the process PID that started at START (field 22) is gone
+    as the kernel says (pidfd_open: ESRCH; its pidfd polls readable: it
+    exited, even if nobody reaped it yet), else a description."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+    try:
+        f = fields(pid)
+        if f is not None and f[19] != start:
+            return None  # the pid was reused: that process is gone
+        p = select.poll()
+        p.register(fd, select.POLLIN)
+        if p.poll(0):
+            return None
+        if f is None:
+            return "alive (pidfd not readable), /proc/%d unreadable" % pid
+        return "alive: state %s, %d live thread(s)" % (f[0], live_tasks(pid))
+    finally:
+        os.close(fd)
+
+cmd = sys.argv[1]
+if cmd == "start":  # start PID: its start time
+    f = fields(int(sys.argv[2]))
+    print(f[19] if f else "")
+elif cmd == "looksdead":  # looksdead PID: Z, with a live thread
+    pid = int(sys.argv[2])
+    f = fields(pid)
+    sys.exit(0 if f and f[0] == "Z" and live_tasks(pid) >= 1 else 1)
+elif cmd == "gone":  # gone PID START: exit 0 if gone, else say why not
+    why = alive(int(sys.argv[2]), sys.argv[3])
+    if why:
+        print(why)
+    sys.exit(1 if why else 0)
+elif cmd == "kill":  # kill PID START: SIGKILL it if that is still it
+    pid = int(sys.argv[2])
+    if alive(pid, sys.argv[3]):
+        os.kill(pid, signal.SIGKILL)
+elif cmd == "slowread":  # slowread SIZE PAUSE SLOW: read SIZE at a time,
+    # pausing PAUSE s after each of the first SLOW reads; print the count
+    size, pause, slow = int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+    n = k = 0
+    t0 = time.monotonic()
+    while True:
+        b = os.read(0, size)
+        if not b:
+            break
+        n += len(b)
+        k += 1
+        if k <= slow:
+            time.sleep(pause)
+    print(n, round(time.monotonic() - t0, 1))
+elif cmd == "burst":  # burst N SIG READY -- ARGV: run ARGV, N x SIG at it
+    n, sig, ready, argv = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[6:]
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv)
+    # the job runs, and runx takes SIG (caught or blocked)
+    def takes_sig():
+        try:
+            with open("/proc/%d/status" % p.pid) as f:
+                st = dict(l.split(":", 1) for l in f if ":" in l)
+        except OSError:
+            return False
+        bit = 1 << (sig - 1)
+        return bool((int(st["SigCgt"], 16) | int(st["SigBlk"], 16)) & bit)
+    while not (os.path.exists(ready) and takes_sig()):
+        if p.poll() is not None or time.monotonic() - t0 > 20:
+            break
+        time.sleep(0.005)
+    tb, sent = time.monotonic(), 0
+    for _ in range(n):
+        if p.poll() is not None:
+            break
+        try:
+            os.kill(p.pid, sig)
+        except ProcessLookupError:
+            break
+        sent += 1
+    te = time.monotonic()
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    tx = time.monotonic()
+    rc = 128 - rc if rc < 0 else rc
+    print(rc, sent, round((tb - t0) * 1000), round((te - t0) * 1000),
+          round((tx - t0) * 1000))
+PYEOF
+H() { "$PY" "$TMPD/h.py" "$@"; }
+
+# Processes this script made that carry no marker once they look dead
+# (a Z leader's /proc/PID/cmdline is empty): "PID START" each, SIGKILLed
+# at exit if still that process.
+OWN_PIDS=()
+# shellcheck disable=SC2317 # called by cleanup (at_exit)
+kill_own() {
+	local e
+	for e in "${OWN_PIDS[@]}"; do
+		# shellcheck disable=SC2086 # "PID START"
+		H kill $e 2>/dev/null
+	done
+	return 0
+}
+at_exit kill_own
+
+# bg_scope SCOPE ARGS...: runx in the background (RUNX_PID), with a
+# backend that can do the cgroup scope when SCOPE is cgroup; stderr to
+# $TMPD/err.
+bg_scope() {
+	local sc=$1
+	shift
+	local -a b=("${LAUNCH_ARGS[@]}")
+	[ "$sc" = cgroup ] && b=("${CG_LAUNCH_ARGS[@]}")
+	env --default-signal=INT,QUIT "$RUNX" "${b[@]}" --kill-scope="$sc" "$@" 2>"$TMPD/err" &
+	RUNX_PID=$!
+	[ "$sc" = cgroup ] && CG_RUNX_PIDS+=("$RUNX_PID")
+	wait_exec "$RUNX_PID"
+}
+
+# wait_runx PID SECONDS: wait for the background runx PID, at most
+# SECONDS of wall-clock time; RUNX_STATUS: its exit status, or "hung"
+# when it still runs (the caller checks what it must, then calls end_runx)
+wait_runx() {
+	local pid=$1 end=$(($(now_ms) + $2 * 1000))
+	while kill -0 "$pid" 2>/dev/null && [ "$(stat_field "$pid" 3)" != Z ]; do
+		if [ "$(now_ms)" -ge "$end" ]; then
+			RUNX_STATUS=hung
+			return 0
+		fi
+		sleep 0.05
+	done
+	RUNX_STATUS=0
+	wait "$pid" || RUNX_STATUS=$?
+}
+
+# end_runx PID: SIGKILL a runx that wait_runx found hung, and reap it.
+end_runx() {
+	if [ "$RUNX_STATUS" = hung ]; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+	fi
+	return 0
+}
+
+# The cgroup scope's runs: "runx-PID-*" cgroups a failing runx left are
+# removed at exit (depth first, once their processes are dead).
+CG_RUNX_PIDS=()
+# shellcheck disable=SC2317 # called by cleanup (at_exit)
+remove_left_cgroups() {
+	local p d i
+	[ -n "$CGMNT" ] || return 0
+	for p in "${CG_RUNX_PIDS[@]}"; do
+		for d in $(runx_cgroups "$p" | sort -r); do
+			i=0
+			while [ -d "$d" ] && ! rmdir "$d" 2>/dev/null && [ "$i" -lt 100 ]; do
+				sleep 0.05
+				i=$((i + 1))
+			done
+		done
+	done
+	return 0
+}
+at_exit remove_left_cgroups
+
+# pid_of MARKER ARGV0 [SECONDS]: the pid of the live process carrying
+# MARKER whose argv[0] is ARGV0 (waits for it, default 20 s)
+pid_of() {
+	local i p
+	for ((i = 0; i < ${3:-20} * 20; i++)); do
+		p=$(marked_list "$1" | awk -v a="$2" '$3 == a { print $1; exit }')
+		[ -n "$p" ] && echo "$p" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ====================================================================================
+# 1. A process that looks dead: Z in /proc/PID/stat, another thread runs.
+# The deadline is 5 s (time for python to start on a loaded machine and
+# its main thread to exit well before it).  TERM-ignoring: a 1 s grace,
+# and runx must return within 15 s of its start.  Not ignoring TERM: a
+# 30 s grace, which the first signal must make needless (15 s again).
+for c in "${ZL_CASES[@]}"; do
+	read -r sc place ign <<<"$c"
+	what="$sc scope, the command's"
+	[ "$place" = direct ] && what="$what own process" || what="$what background grandchild"
+	name="$what looks dead (main thread exited, a thread runs$([ "$ign" = 1 ] && echo ", TERM ignored")"
+	n=4
+	[ "$sc" = cgroup ] && n=5
+	why=$(scope_missing "$sc")
+	[ -z "$SYS_EXIT" ] && why="no exit(2) number known for $(uname -m)"
+	if [ -n "$why" ]; then
+		skip_n "$n" "$why" "$name)"
+		continue
+	fi
+	new_marker m
+	go=$TMPD/go.$m
+	zl=("$PY" "$TMPD/zl.py" "$m" "$go" "$ign")
+	if [ "$place" = grand ]; then
+		zl=(sh -c '"$0" "$@" & sleep "$2"; :' "${zl[@]}")
+	fi
+	grace=1
+	[ "$ign" = 0 ] && grace=30
+	t0=$(now_ms)
+	bg_scope "$sc" -t 5 -k "$grace" -- "${zl[@]}"
+	pid=$(pid_of "$m" "$PY") || pid=
+	start=
+	[ -n "$pid" ] && start=$(H start "$pid")
+	[ -n "$start" ] && OWN_PIDS+=("$pid $start")
+	touch "$go"
+	if [ -n "$start" ] && poll 100 0.02 H looksdead "$pid" && [ $(($(now_ms) - t0)) -lt 5000 ]; then
+		ok "$name): setup: Z with a live thread before the deadline"
+	else
+		not_ok "$name): setup: Z with a live thread before the deadline" \
+			"pid '${pid:-none}', $(($(now_ms) - t0)) ms after the start: $(cat "/proc/$pid/stat" 2>/dev/null)"
+	fi
+	wait_runx "$RUNX_PID" 20
+	el=$(($(now_ms) - t0))
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 15000 ]; then
+		ok "$name): 124 within 15 s (${el} ms)"
+	else
+		not_ok "$name): 124 within 15 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+	fi
+	if [ "$RUNX_STATUS" = hung ]; then
+		not_ok "$name): gone once runx returned, as a pidfd says" "runx never returned"
+	elif [ -z "$start" ]; then
+		not_ok "$name): gone once runx returned, as a pidfd says" "never found it"
+	elif left=$(H gone "$pid" "$start"); then
+		ok "$name): gone once runx returned, as a pidfd says"
+	else
+		not_ok "$name): gone once runx returned, as a pidfd says" "pid $pid: $left"
+	fi
+	end_runx "$RUNX_PID"
+	if grep -q "uninterruptible sleep" "$TMPD/err"; then
+		not_ok "$name): no false 'uninterruptible sleep'" "$(cat "$TMPD/err")"
+	else
+		ok "$name): no false 'uninterruptible sleep'"
+	fi
+	[ "$sc" = cgroup ] && assert_no_cgroup "$name): no runx cgroup left" "$RUNX_PID"
+	# shellcheck disable=SC2086 # "PID START"
+	[ -n "$start" ] && H kill "$pid" "$start"
+	kill_marked "$m"
+done
+
+# ====================================================================================
+# 2. pidns: the first signal, whichever -s names, reaches the job.  The
+# job's shell traps it and exits after the handler; its background sleep
+# dies of the same signal: 124 long before the 8 s grace (5 s bound).
+for sig in "${TRAP_SIGS[@]}"; do
+	name="pidns scope, -s $sig"
+	why=$(scope_missing pidns)
+	if [ -n "$why" ]; then
+		skip_n 3 "$why" "$name"
+		continue
+	fi
+	new_marker m
+	f=$TMPD/trap.$m
+	tsig=$sig
+	[ "$sig" = RTMIN+3 ] && tsig=$(kill -l RTMIN+3) # dash knows no RT names
+	t0=$(now_ms)
+	s=0
+	guarded 40 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns -s "$sig" -t 0.5 -k 8 -- \
+		sh -c 'trap "echo got >$1" '"$tsig"'; sleep "$2" & wait' sh "$f" "$m" >"$TMPD/out" 2>"$TMPD/err" || s=$?
+	el=$(($(now_ms) - t0))
+	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
+	assert_eq "$name: the job's $sig handler ran" got "$(cat "$f" 2>/dev/null)"
+	if [ "$el" -lt 5000 ]; then
+		ok "$name: the job ends on it, no 8 s grace (${el} ms < 5000)"
+	else
+		not_ok "$name: the job ends on it, no 8 s grace" "${el} ms"
+	fi
+	kill_marked "$m"
+done
+
+# ====================================================================================
+# 3. A root job that moves itself to the root of the cgroup2 hierarchy,
+# ignores TERM and sleeps (runx's direct child, escaped): runx SIGKILLs
+# it through its pidfd at the end of the grace period, says what escaped,
+# returns (124 within 10 s) and removes its cgroup.
+name="cgroup scope, the command moves itself to the cgroup2 root"
+why=$(scope_missing cgroup)
+[ $is_root = yes ] || why="not root: cannot move into the root cgroup"
+if [ -n "$why" ]; then
+	skip_n 5 "$why" "$name"
+else
+	new_marker m
+	t0=$(now_ms)
+	bg_scope cgroup -t 1.5 -k 1 -- sh -c \
+		'echo $$ >"$1/cgroup.procs" && trap "" TERM && exec sleep "$2"' sh "$CGMNT" "$m"
+	pid=$(pid_of "$m" sleep 10) || pid=
+	start=
+	[ -n "$pid" ] && start=$(H start "$pid")
+	assert_eq "$name: setup: it runs in the root cgroup" "0::/" \
+		"$(grep '^0::' "/proc/${pid:-none}/cgroup" 2>/dev/null)"
+	wait_runx "$RUNX_PID" 15
+	el=$(($(now_ms) - t0))
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
+		ok "$name: 124 within 10 s (${el} ms)"
+	else
+		not_ok "$name: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+	fi
+	if [ "$RUNX_STATUS" = hung ]; then
+		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "runx never returned"
+	elif [ -z "$start" ]; then
+		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "never found it"
+	elif left=$(H gone "$pid" "$start"); then
+		ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)"
+	else
+		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "pid $pid: $left"
+	fi
+	end_runx "$RUNX_PID"
+	assert_match "$name: runx says something escaped" "left|escaped|outside" "$(cat "$TMPD/err")"
+	assert_no_cgroup "$name: no runx cgroup left" "$RUNX_PID"
+	kill_marked "$m"
+fi
+
+# ====================================================================================
+# 4. A bind mount over /proc/PID hides a TERM-ignoring sleep the command
+# started (root, in a private mount namespace made by unshare around
+# runx: the test's own /proc is untouched).  Group and tree scopes; the
+# command exits at once (cleanup: status 0) or runs on to the deadline
+# (124).  Either way runx returns only once the hidden sleep is gone (a
+# pidfd from the test, which the mount does not fool).
+mkdir "$TMPD/empty"
+for sc in group tree; do
+	for way in exit deadline; do
+		name="$sc scope, a /proc/PID hidden by a bind mount, $way"
+		if [ $unshare_ok = no ]; then
+			skip_n 3 "needs root and unshare -m (a private mount namespace)" "$name"
+			continue
+		fi
+		new_marker m
+		pf=$TMPD/hidden.$m
+		tail='exit 0'
+		limits=(-k 1)
+		want=0
+		if [ $way = deadline ]; then
+			tail='sleep "$3"; :'
+			limits=(-t 2 -k 1)
+			want=124
+		fi
+		# (the job's output goes to a file: a survivor holding a pipe
+		# would keep a $(...) here waiting)
+		s=0
+		guarded 40 unshare -m --propagation private \
+			"$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope="$sc" "${limits[@]}" -- sh -c '
+				sh -c "trap \"\" TERM; exec sleep $3" &
+				p=$!
+				mount --bind "$2" "/proc/$p" || exit 99
+				[ -e "/proc/$p/stat" ] && exit 98
+				echo "$p" >"$1"
+				'"$tail" sh "$pf" "$TMPD/empty" "$m" >"$TMPD/out" 2>"$TMPD/err" || s=$?
+		pid=$(cat "$pf" 2>/dev/null)
+		assert_eq "$name: runx's status ($want: the mount hid the sleep)" "$want" "$s" "$(cat "$TMPD/err")"
+		start=$(H start "${pid:-0}")
+		if [ -z "$pid" ]; then
+			not_ok "$name: setup: the sleep was hidden" "no pid written"
+		else
+			ok "$name: setup: the sleep was hidden"
+		fi
+		if [ -z "$start" ] || left=$(H gone "$pid" "$start"); then
+			ok "$name: the hidden sleep is gone once runx returned"
+		else
+			not_ok "$name: the hidden sleep is gone once runx returned" "pid $pid: $left"
+		fi
+		kill_marked "$m"
+	done
+done
+
+# ====================================================================================
+# 5. --idle-timeout=1: 4 MB of output to a reader that pauses 1.5 s after
+# each of its first 4 reads of 64 KiB, then reads the rest at once.  The
+# command is never silent, it is waited for (runx holds output it could not
+# write yet): runx exits 0 and the reader gets every byte.
+name="--idle-timeout=1, 4000000 bytes to a slow reader"
+out=$({
+	s=0
+	timeout -s KILL 60 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=1 -- head -c 4000000 /dev/zero || s=$?
+	echo "$s" >"$TMPD/idle.st"
+} 2>"$TMPD/err" | H slowread 65536 1.5 4)
+read -r got secs <<<"$out"
+assert_eq "$name: exit 0 (the idle deadline did not fire)" 0 "$(cat "$TMPD/idle.st")" "$(cat "$TMPD/err")"
+assert_eq "$name: the reader got every byte" 4000000 "$got"
+diag "the slow reader read for ${secs:-?} s"
+
+# ====================================================================================
+# 6. 7000 signals at runx as fast as python sends them, from the moment
+# the job runs: SIGUSR1 (pending at most once) and RTMIN+1 (each one
+# queued); the job ignores them (each is forwarded for nothing).  The
+# deadline (1 s, grace 0.5 s) must still fire on time: 124 within 4 s of
+# the start.
+for sig in USR1 RTMIN+1; do
+	name="tree scope, a burst of 7000 forwarded SIG$sig"
+	new_marker m
+	rdy=$TMPD/burst.$m
+	num=$(kill -l "$sig")
+	read -r s sent tb te tx < <(H burst 7000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${LAUNCH_ARGS[@]}" \
+		--kill-scope=tree -t 1 -k 0.5 -- sh -c 'trap "" "$3"; : >"$1"; exec sleep "$2"' sh "$rdy" "$m" "$num" 2>"$TMPD/err")
+	diag "burst of $sig: $sent signals sent from $tb ms to $te ms after the start; runx exited at $tx ms"
+	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
+	assert_true "$name: setup: all 7000 sent while runx ran (${sent})" [ "${sent:-0}" = 7000 ]
+	if [ "${tx:-99999}" -lt 4000 ]; then
+		ok "$name: the 1 s deadline fires on time (runx exits ${tx} ms after the start < 4000)"
+	else
+		not_ok "$name: the 1 s deadline fires on time" "runx exited ${tx:-?} ms after the start"
+	fi
+	kill_marked "$m"
+done
+
+done_testing
