@@ -127,6 +127,18 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count)
 	return s->ops->signal(s, sig, count);
 }
 
+int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
+			    bool count)
+{
+	int r = 0;
+
+	if (s->ops->signal_times != NULL)
+		return s->ops->signal_times(s, sig, times, count);
+	for (int k = 0; k < times; k++)
+		r = s->ops->signal(s, sig, count);
+	return r;
+}
+
 int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (s->ops->stop_signal != NULL)

@@ -67,6 +67,10 @@ struct runx_scope_ops {
 	int (*usage)(const struct runx_scope *s, struct runx_cgroup_usage *u);
 	/* Sends sig to every live member; processes reached, or -errno. */
 	int (*signal)(struct runx_scope *s, int sig, bool count);
+	/* signal, times times, with one look at the members (NULL: signal
+	 * called times times); processes reached, or -errno. */
+	int (*signal_times)(struct runx_scope *s, int sig, int times,
+			    bool count);
 	/* The first signal of a stop and SIGCONT in one pass (NULL: two
 	 * calls of signal); processes reached, or -errno. */
 	int (*stop_signal)(struct runx_scope *s, int sig, bool count);
@@ -193,6 +197,18 @@ bool runx_scope_command_ended(struct runx_scope *s, int *status);
  * "some" rather than spend a /proc scan before the signal.
  */
 int runx_scope_signal(struct runx_scope *s, int sig, bool count);
+
+/*
+ * runx_scope_signal() times times (times >= 1) in a row: a burst of one
+ * queued (real-time) signal, forwarded.  A scope that lists its members
+ * from /proc (tree) lists them once for all: a burst of N forwarded
+ * signals costs one walk of /proc, not N.  Each member gets sig times
+ * times (signal(7): a real-time signal is queued once per send, a
+ * standard one is pending at most once).  Returns what the last send
+ * reached, or -errno.
+ */
+int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
+			    bool count);
 
 /*
  * Sends signal number sig to the command alone (--forward-to=child): the

@@ -241,6 +241,26 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 		runx_census_unknown(c, -ESRCH); /* a child /proc did not list */
 }
 
+/* What a sweep sends: sig, times times, each one followed by SIGCONT with
+ * also_cont. */
+struct send {
+	int sig, times;
+	bool also_cont;
+};
+
+/* runx_signal_listed() how->times times: the last result (1, 0, -errno). */
+static int send_listed(const struct runx_proc_stat *p, const struct send *how)
+{
+	int one = 0;
+
+	for (int k = 0; k < how->times; k++) {
+		one = runx_signal_listed(p, how->sig, how->also_cont);
+		if (one <= 0)
+			break;
+	}
+	return one;
+}
+
 /*
  * One pass: signals every listed live descendant not in done, adds it
  * to done (and to also, if not NULL), and continues it with also_cont.
@@ -253,8 +273,9 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
  * nobody was reached.  Returns the number reached, or -errno.
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
-		      int sig, bool also_cont, bool skip_done, int *fresh)
+		      const struct send *how, bool skip_done, int *fresh)
 {
+	int sig = how->sig;
 	struct proc_list tree;
 	int r = list_tree(&tree, skip_done ? done : NULL), reached = 0,
 	    error = 0, one;
@@ -278,7 +299,7 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 			    (also != NULL &&
 			     runx_pidset_remember(also, p, copy) < 0))
 				error = error ? error : -ENOMEM;
-			one = dead ? 0 : runx_signal_listed(p, sig, also_cont);
+			one = dead ? 0 : send_listed(p, how);
 		}
 		if (one < 0 && error == 0)
 			error = one;
@@ -311,8 +332,8 @@ static long long since(const struct timespec *t0)
  * processes listed before (except in a newcomer pass, whose fork-copy
  * check reads them all).
  */
-static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
-		 bool also_cont, bool newcomers)
+static int sweep(struct runx_pidset *done, struct runx_pidset *also,
+		 const struct send *how, bool newcomers)
 {
 	struct timespec t0;
 	int total = 0, fresh = 1, error = 0;
@@ -323,13 +344,14 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
 		long now = runx_proc_last_pid();
 		bool skip = !newcomers && pass > 0 && now >= 0 && now == last;
 		last = now;
-		int r = sweep_once(done, also, sig, also_cont, skip, &fresh);
+		int r = sweep_once(done, also, how, skip, &fresh);
 		if (r < 0 && error == 0)
 			error = r;
 		if (r < 0 && fresh == 0)
 			break; /* the walk itself failed */
 		total += r > 0 ? r : 0;
-		if (sig != SIGKILL && pass >= 1 && since(&t0) > SWEEP_BUDGET_NS)
+		if (how->sig != SIGKILL && pass >= 1 &&
+		    since(&t0) > SWEEP_BUDGET_NS)
 			break;
 	}
 	return total == 0 && error < 0 ? error : total;
@@ -340,18 +362,25 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also, int sig,
  * runs; every process reached is remembered (s->reached) so that
  * newcomers() finds only processes no signal reached yet.
  */
-static int tree_signal(struct runx_scope *s, int sig, bool count)
+static int tree_signal_times(struct runx_scope *s, int sig, int times,
+			     bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
+	struct send how = {sig, times, false};
 
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, sig, false, false);
+	int r = sweep(&now, &s->reached, &how, false);
 	runx_pidset_free(&now);
-	if (r < 0)
+	for (int k = 0; r < 0 && k < times; k++)
 		runx_scope_signal_child(s, sig); /* needs no new fd */
 	return r;
+}
+
+static int tree_signal(struct runx_scope *s, int sig, bool count)
+{
+	return tree_signal_times(s, sig, 1, count);
 }
 
 /* The first signal and SIGCONT to every descendant, in one sweep. */
@@ -362,8 +391,8 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, sig, sig != SIGCONT && sig != SIGKILL,
-		      false);
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL};
+	int r = sweep(&now, &s->reached, &how, false);
 	runx_pidset_free(&now);
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
 		runx_scope_signal_child(s, SIGCONT); /* needs no new fd */
@@ -375,8 +404,9 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	return sweep(&s->reached, NULL, sig, sig != SIGCONT && sig != SIGKILL,
-		     true);
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL};
+
+	return sweep(&s->reached, NULL, &how, true);
 }
 
 /* SIGKILL to every descendant, the direct child first (no fd needed). */
@@ -404,6 +434,7 @@ const struct runx_scope_ops runx_scope_tree_ops = {
     .kind = RUNX_SCOPE_TREE,
     .prepare = tree_prepare,
     .signal = tree_signal,
+    .signal_times = tree_signal_times,
     .stop_signal = tree_stop_signal,
     .newcomers = tree_newcomers,
     .census = tree_census,

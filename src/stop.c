@@ -71,6 +71,14 @@ void sup_send_to_scope(struct supervisor *s, int sig, const char *why)
 	sent(s, sig, runx_scope_signal(s->scope, sig, s->count), why);
 }
 
+void sup_forward_times(struct supervisor *s, int sig, int times)
+{
+	sup_close_watches(s);
+	int reached = runx_scope_signal_times(s->scope, sig, times, s->count);
+	for (int k = 0; k < times && (k == 0 || reached >= 0); k++)
+		sent(s, sig, reached, "forwarding");
+}
+
 /* The first signal of a stop and SIGCONT, in one pass where the scope can. */
 static void send_stop_signal(struct supervisor *s, int sig, const char *why)
 {

@@ -197,11 +197,13 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
  * tini does, so a helper process with the default SIGHUP action survives
  * a reload.  Stop signals still reach the whole scope.
  */
-static void forward_to_command(struct supervisor *s, int sig)
+static void forward_to_command(struct supervisor *s, int sig, int times)
 {
 	char name[32];
-	int r = runx_scope_signal_command(s->scope, sig);
+	int r = 0;
 
+	for (int k = 0; k < times && r >= 0; k++)
+		r = runx_scope_signal_command(s->scope, sig);
 	if (r < 0) {
 		runx_error("cannot forward %s to the command: %s",
 			   sup_signame(sig, name, sizeof(name)), strerror(-r));
@@ -212,16 +214,21 @@ static void forward_to_command(struct supervisor *s, int sig)
 		     r == 1 ? "" : "es");
 }
 
-static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
+/*
+ * Handles one signal read from the signalfd; returns true if it is only
+ * to be forwarded (not a stop signal, not job control), which the caller
+ * does, for a run of the same signal at once (drain_signals()).
+ */
+static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
 	char name[32];
 
 	if (sig == SIGCHLD)
-		return; /* reap() runs after every wake-up */
+		return false; /* reap() runs after every wake-up */
 	if (is_job_control(sig)) {
 		stop_job(s, si);
-		return;
+		return false;
 	}
 	/*
 	 * With --foreground the command shares runx's terminal: a signal the
@@ -234,36 +241,48 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		    "received %s from the terminal; the command got it "
 		    "too",
 		    sup_signame(sig, name, sizeof(name)));
-		return;
+		return false;
 	}
 	runx_verbose("received %s", sup_signame(sig, name, sizeof(name)));
 	if (s->phase == DONE)
-		return;
-	bool stop = is_stop_signal(s, sig);
-	if (stop && (s->phase == RUNNING || s->phase == WAITING)) {
+		return false;
+	if (!is_stop_signal(s, sig))
+		return true;
+	if (s->phase == RUNNING || s->phase == WAITING) {
 		/* forwarded as the first signal of the stop, with SIGCONT */
 		s->res->reason = RUNX_END_RUNX_SIGNALED;
 		s->res->runx_signal = sig;
 		sup_begin_stop(s, sig, "forwarding");
-		return;
+		return false;
 	}
-	if (!stop && s->stop->forward_to_child)
-		forward_to_command(s, sig);
-	else
-		sup_send_to_scope(s, sig, "forwarding");
-	if (stop && s->phase == STOPPING) {
+	sup_send_to_scope(s, sig, "forwarding");
+	if (s->phase == STOPPING) {
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */
 		runx_verbose("%s during the stop: ending the grace period",
 			     sup_signame(sig, name, sizeof(name)));
 		sup_escalate(s, CUT_SHORT);
 	}
+	return false;
+}
+
+/* Forwards sig times times: to the command alone or to the scope. */
+static void forward(struct supervisor *s, int sig, int times)
+{
+	if (times == 0)
+		return;
+	if (s->stop->forward_to_child)
+		forward_to_command(s, sig, times);
+	else
+		sup_forward_times(s, sig, times);
 }
 
 /*
  * Signals read from the signalfd in one round of the loop at most: a
- * burst of forwarded signals (each one a walk of /proc in the tree scope)
- * must not hold back a deadline that fires meanwhile; the rest waits for
- * the next round, right after the timers were looked at.
+ * burst of forwarded signals must not hold back a deadline that fires
+ * meanwhile; the rest waits for the next round, right after the timers
+ * were looked at.  A run of the same forwarded signal within a round is
+ * sent as one burst (sup_forward_times()): in the tree scope one walk of
+ * /proc for the run, not one per signal.
  */
 #define SIGNALS_PER_ROUND 32
 
@@ -271,12 +290,23 @@ static void on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 static void drain_signals(struct supervisor *s)
 {
 	struct signalfd_siginfo si;
+	int run_sig = 0, run = 0;
 
 	for (int n = 0;
 	     n < SIGNALS_PER_ROUND &&
 	     read(s->fds->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
-	     n++)
-		on_signal(s, &si);
+	     n++) {
+		int sig = (int)si.ssi_signo;
+		if (run > 0 && sig != run_sig) {
+			forward(s, run_sig, run); /* order kept */
+			run = 0;
+		}
+		if (on_signal(s, &si)) {
+			run_sig = sig;
+			run++;
+		}
+	}
+	forward(s, run_sig, run);
 }
 
 /* What one poll(2) round woke up for. */

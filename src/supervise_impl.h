@@ -90,6 +90,10 @@ const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);
 /* stop.c: sig to the whole scope, recorded and said with -v. */
 void sup_send_to_scope(struct supervisor *s, int sig, const char *why);
 
+/* stop.c: sup_send_to_scope() times times in a row, the scope listed once
+ * (runx_scope_signal_times()); each send is recorded. */
+void sup_forward_times(struct supervisor *s, int sig, int times);
+
 /* stop.c: starts a stop with first signal sig (0: none, SIGKILL: no
  * grace period). */
 void sup_begin_stop(struct supervisor *s, int sig, const char *why);

@@ -17,7 +17,10 @@
 #   hide a process from the group and tree scopes;
 # - --idle-timeout: output waiting for a slow reader is not silence;
 # - a burst of 7000 forwarded signals (USR1, RTMIN+1) does not push a
-#   deadline back.
+#   deadline back;
+# - a burst of 2000 RTMIN+1 (queued, one per send) reaches the job 2000
+#   times in every scope, and with --forward-to=child: runx sends a run of
+#   one signal at once, never fewer.
 # The plan is printed first: every case prints its checks, run or skipped.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
@@ -75,6 +78,8 @@ nplan=$((nplan + 5))                     # cgroup escape
 nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
 nplan=$((nplan + 2))                     # slow reader
 nplan=$((nplan + 3 * 2))                 # signal bursts: USR1, RTMIN+1
+COUNT_CASES=(child group tree cgroup pidns "tree --forward-to=child")
+nplan=$((nplan + 2 * ${#COUNT_CASES[@]})) # every queued signal counted
 plan "$nplan"
 
 # skip_n N REASON NAME: N checks of a case that cannot run here
@@ -190,6 +195,16 @@ elif cmd == "slowread":  # slowread SIZE PAUSE SLOW: read SIZE at a time,
         if k <= slow:
             time.sleep(pause)
     print(n, round(time.monotonic() - t0, 1))
+elif cmd == "count":  # count SIG N READY OUT: take N x SIG, queued
+    sig, n, ready, out = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    signal.pthread_sigmask(signal.SIG_BLOCK, [sig])
+    open(ready, "w").close()
+    got, t0 = 0, time.monotonic()
+    while got < n and time.monotonic() - t0 < 60:
+        if signal.sigtimedwait([sig], 1) is not None:
+            got += 1
+    with open(out, "w") as f:
+        f.write("%d\n" % got)
 elif cmd == "burst":  # burst N SIG READY -- ARGV: run ARGV, N x SIG at it
     n, sig, ready, argv = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[6:]
     t0 = time.monotonic()
@@ -547,6 +562,30 @@ for sig in USR1 RTMIN+1; do
 	else
 		not_ok "$name: the 1 s deadline fires on time" "runx exited ${tx:-?} ms after the start"
 	fi
+	kill_marked "$m"
+done
+
+# 7. 2000 RTMIN+1 at runx: each one is queued (signal(7)), and runx sends a
+# run of them at once (one walk of /proc in the tree scope): the job, which
+# blocks the signal and takes it with sigtimedwait(2), counts 2000.
+num=$(kill -l RTMIN+1)
+for c in "${COUNT_CASES[@]}"; do
+	read -r sc extra <<<"$c"
+	name="$sc scope${extra:+ $extra}, 2000 queued SIGRTMIN+1"
+	why=$(scope_missing "$sc")
+	if [ -n "$why" ]; then
+		skip_n 2 "$why" "$name"
+		continue
+	fi
+	new_marker m
+	rdy=$TMPD/count.$m
+	launch=("${LAUNCH_ARGS[@]}")
+	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
+	# shellcheck disable=SC2086 # $extra: no option or one
+	read -r s sent _ < <(H burst 2000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${launch[@]}" \
+		--kill-scope="$sc" $extra -t 120 -- "$PY" "$TMPD/h.py" count "$num" 2000 "$rdy" "$rdy.out" 2>"$TMPD/err")
+	assert_eq "$name: runx exits 0 (all sent: ${sent:-?})" 0 "$s" "$(cat "$TMPD/err")"
+	assert_eq "$name: the job took every one" 2000 "$(cat "$rdy.out" 2>/dev/null)"
 	kill_marked "$m"
 done
 
