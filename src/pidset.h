@@ -10,13 +10,14 @@
  * A set of processes, each one incarnation: pid and start time.  A stop's
  * scopes remember in one the processes a catchable signal reached, and
  * whether it reached them while they were still an unexec'd copy of their
- * parent (see runx_is_signalled_copy(), runx_reach_again()).
+ * parent (see runx_resend_after_exec(), runx_reach_again()).
  */
 struct runx_pidset_entry {
 	pid_t pid;
 	unsigned long long start_time; /* /proc/PID/stat field 22, or 0 */
 	unsigned long long start_stack, arg_start; /* the image then */
-	bool fork_copy; /* signalled between fork(2) and execve(2) */
+	bool fork_copy; /* signalled where its next execve(2) needs the
+			 * signal again (runx_resend_after_exec()) */
 };
 
 struct runx_pidset {

@@ -93,8 +93,9 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	for (int field = 23; field < 28 && ok; field++)
 		(void)next_field(&p, &ok);     /* vsize (23) ... endcode (27) */
 	st->start_stack = next_field(&p, &ok); /* 28 */
-	for (int field = 29; field < 34 && ok; field++)
-		(void)next_field(&p, &ok); /* kstkesp (29) ... sigignore (33) */
+	for (int field = 29; field < 33 && ok; field++)
+		(void)next_field(&p, &ok); /* kstkesp (29) ... blocked (32) */
+	st->ignored = next_field(&p, &ok); /* 33: signals 1-31 */
 	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
 	/* fields 35 (wchan) ... 47 (start_brk), then arg_start: 0 where a
 	 * kernel before 3.5 has no field 48 */
@@ -114,11 +115,18 @@ bool runx_proc_same_image(const struct runx_proc_stat *a,
 	       a->arg_start == b->arg_start;
 }
 
-bool runx_proc_may_catch(const struct runx_proc_stat *st, int sig)
+bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig)
 {
 	if (sig <= 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT)
 		return false;
-	return sig > 31 || (st->caught & (1ULL << (sig - 1))) != 0;
+	return sig > 31 ||
+	       ((st->caught | st->ignored) & (1ULL << (sig - 1))) != 0;
+}
+
+bool runx_proc_ignores(const struct runx_proc_stat *st, int sig)
+{
+	return sig >= 1 && sig <= 31 &&
+	       (st->ignored & (1ULL << (sig - 1))) != 0;
 }
 
 bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
@@ -143,6 +151,18 @@ long runx_proc_last_pid(void)
 	char *end;
 	long pid = strtol(last + 1, &end, 10);
 	return end == last + 1 || pid < 0 ? -EINVAL : pid;
+}
+
+long runx_proc_pid_max(void)
+{
+	char buf[32];
+	ssize_t n = read_small("/proc/sys/kernel/pid_max", buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	char *end;
+	long max = strtol(buf, &end, 10);
+	return end == buf || max <= 1 ? -EINVAL : max;
 }
 
 pid_t runx_proc_first_child(pid_t pid)

@@ -22,13 +22,15 @@ struct runx_proc_stat {
 	 * hides them (no ptrace read access). */
 	unsigned long long start_stack;
 	unsigned long long arg_start;
-	/* field 34 (sigcatch): bit sig-1 set if a handler catches sig, for
-	 * signals 1-31 only (the kernel masks the rest off) */
-	unsigned long long caught;
+	/* fields 33 (sigignore) and 34 (sigcatch): bit sig-1 set if sig is
+	 * ignored, caught by a handler; signals 1-31 only (the kernel masks
+	 * the rest off) */
+	unsigned long long ignored, caught;
 };
 
 /*
- * Reads fields 3-6, 22, 28, 34 and 48 of /proc/PID/stat (parsing after the last
+ * Reads fields 3-6, 22, 28, 33, 34 and 48 of /proc/PID/stat (parsing after the
+ * last
  * ')', since the command name may hold spaces and parentheses).  Needs one fd
  * for the duration of the call.  Returns 0, or -errno: -ENOENT or -ESRCH
  * once the process is gone, -EMFILE/-ENFILE when runx is out of fds.
@@ -67,11 +69,17 @@ bool runx_proc_same_image(const struct runx_proc_stat *a,
 			  const struct runx_proc_stat *b);
 
 /*
- * True if a handler of st may catch sig (a signal number): by its field
- * 34; true for a signal above 31, which that field does not show; false
- * for SIGKILL, SIGSTOP (never caught), SIGCONT (continues anyway) and 0.
+ * True if st may not take sig's default action: a handler catches it or
+ * it is ignored (fields 34 and 33); true for a signal above 31, which
+ * those fields do not show; false for SIGKILL, SIGSTOP (never caught nor
+ * ignored), SIGCONT (continues anyway) and 0.  A fork copy that ignores
+ * sig may exec a program that does not (a parent that ignores TERM and
+ * resets it in the child before execve(2)).
  */
-bool runx_proc_may_catch(const struct runx_proc_stat *st, int sig);
+bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig);
+
+/* True if st ignores sig (field 33; signals 1-31 only, else false). */
+bool runx_proc_ignores(const struct runx_proc_stat *st, int sig);
 
 /*
  * True if st's memory image is still its parent's: forked and not yet
@@ -108,6 +116,12 @@ int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
  * thread was created there, so no pid was reused.  -errno if unreadable.
  */
 long runx_proc_last_pid(void);
+
+/*
+ * pid_max (/proc/sys/kernel/pid_max, proc(5)): pids are allocated upwards
+ * from the last one and wrap below this value.  -errno if unreadable.
+ */
+long runx_proc_pid_max(void);
 
 /*
  * True if /proc belongs to runx's own pid namespace (its "self" link

@@ -254,7 +254,7 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 
 /*
  * Signals one pid of cgroup.procs and remembers it as reached (noting a
- * fork copy, runx_is_signalled_copy()); with only_new, a pid reached already
+ * fork copy, runx_resend_after_exec()); with only_new, a pid reached already
  * gets the signal again only as runx_reach_again() says.
  */
 static int signal_cgroup_pid(pid_t pid, void *arg)
@@ -272,7 +272,7 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	if (cs->only_new && e != NULL) {
 		one = runx_reach_again(e, &id, cs->sig);
 	} else {
-		bool copy = runx_is_signalled_copy(&id, cs->sig);
+		bool copy = runx_resend_after_exec(&id, cs->sig);
 		one =
 		    cs->frozen ? kill_pid(cs, pid) : signal_pinned_pid(cs, pid);
 		if (one > 0 &&

@@ -50,19 +50,86 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
 	return 0;
 }
 
+/* Rounds of follow_hops() before the group counts as alive. */
+#define HOP_ROUNDS 256
+
+/*
+ * Reads the pids allocated after lo up to hi, in the order the kernel
+ * allocates them (upwards, wrapping below pid_max), into g.  -errno if
+ * pid_max is needed and cannot be read.
+ */
+static int read_allocated(struct group_scan *g, long lo, long hi)
+{
+	struct runx_proc_stat st;
+	long end = hi, max = 0;
+
+	if (hi < lo) { /* wrapped: lo+1 .. pid_max - 1, then 1 .. hi */
+		max = runx_proc_pid_max();
+		if (max < 0)
+			return (int)max;
+		end = max - 1;
+	}
+	for (long p = lo + 1; p <= end; p++)
+		if (runx_proc_stat((pid_t)p, &st) == 0)
+			count_member(&st, g);
+	for (long p = 1; max > 0 && p <= hi; p++)
+		if (runx_proc_stat((pid_t)p, &st) == 0)
+			count_member(&st, g);
+	return 0;
+}
+
+/*
+ * /proc lists its pids once: after a getdents(2) reached the end of the
+ * list, the next one returns nothing, even for a pid born meanwhile
+ * (fs/proc/base.c, proc_pid_readdir() moves past PID_MAX_LIMIT).  A member
+ * that forks and exits every few milliseconds (its pid hops) is then
+ * listed as a zombie while its child, born after its part of the list was
+ * read, runs.  A zombie's children were born before it died, so before it
+ * was read: each one was listed, or its pid was allocated after "before"
+ * (runx_proc_last_pid() read before the listing began).  So when a scan
+ * found zombies of the group and no live member, the pids allocated since
+ * are read one by one, round after round, each round from where the last
+ * one ended, while the round before found a zombie of the group among
+ * them: a live member found is counted (a thread of one counts too); a
+ * round without a zombie of the group proves the group empty but for its
+ * zombies.  If the pid counter cannot be read, or after HOP_ROUNDS rounds,
+ * the group counts as alive (the stop goes on, a later census looks
+ * again).
+ */
+static void follow_hops(struct group_scan *g, long before)
+{
+	long lo = before;
+
+	for (int round = 0; lo >= 0 && round < HOP_ROUNDS; round++) {
+		long last = runx_proc_last_pid();
+		int dead = g->dead;
+		if (last < 0 || read_allocated(g, lo, last) < 0)
+			break;
+		if (g->census->count > 0 || g->dead == dead)
+			return;
+		lo = last;
+	}
+	g->census->count = 1;
+}
+
 /*
  * Counts the group's member processes in /proc (zombies are dead).  The
  * kill(2) before found a member: if /proc shows none at all, neither live
  * nor zombie, one is hidden from it (a mount over /proc/PID): the group
- * counts as alive, since only the kernel's ESRCH says it is empty.
+ * counts as alive, since only the kernel's ESRCH says it is empty.  If it
+ * shows only zombies, follow_hops() looks for a member born after the
+ * list.
  */
 static int scan_group(struct runx_scope *s, struct runx_census *c)
 {
 	struct group_scan g = {s->child, c, 0, getpid()};
+	long before = runx_proc_last_pid();
 	int r = runx_proc_each(count_member, &g);
 
 	if (r == 0 && c->count == 0 && g.dead == 0)
 		c->count = 1;
+	else if (r == 0 && c->count == 0)
+		follow_hops(&g, before);
 	return r;
 }
 
@@ -115,7 +182,7 @@ static int note_copy(const struct runx_proc_stat *st, void *arg)
 {
 	struct group_copies *g = arg;
 
-	if (st->pgrp != g->scope->child || !runx_is_signalled_copy(st, g->sig))
+	if (st->pgrp != g->scope->child || !runx_resend_after_exec(st, g->sig))
 		return 0;
 	return runx_pidset_add(&g->scope->reached, st, true);
 }
@@ -128,18 +195,19 @@ static int note_copy(const struct runx_proc_stat *st, void *arg)
  * execve'd (runx_reach_again(): a handler of the parent's may have taken
  * it).  A member that execs between the kill(2) and the walk is missed,
  * and the walk (all of /proc) is made only when the group's leader catches
- * sig: copies of another member that catches it are not noted.
+ * or ignores sig: copies of another member that does are not noted.
  */
 static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct group_copies g = {s, sig};
 	struct runx_proc_stat leader;
 
-	/* a copy runs the handlers of a parent that catches sig: where the
+	/* a copy runs the handlers of a parent that catches sig (or ignores
+	 * it, and its child may reset it before execve(2)): where the
 	 * leader (the command) does not, the walk is not worth its cost */
 	bool copies =
 	    s->proc_trusted && (runx_proc_stat(s->child, &leader) < 0 ||
-				runx_proc_may_catch(&leader, sig));
+				runx_proc_may_divert(&leader, sig));
 	s->stop_tick = runx_proc_uptime_ticks();
 	int r = group_signal(s, sig, count);
 	if (r >= 0)

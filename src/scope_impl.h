@@ -46,7 +46,7 @@ int runx_reach_again(struct runx_pidset_entry *e,
  * The newcomer rule of the scopes whose first signal is one kill(2) (group,
  * pidns) for a live process st of the scope: if set holds it,
  * runx_reach_again(); else, if it started in or after stop_tick (boot
- * clock ticks, the first signal's), adds it (marked as runx_is_signalled_copy()
+ * clock ticks, the first signal's), adds it (marked as runx_resend_after_exec()
  * says) and sends sig, then SIGCONT unless sig is SIGCONT; else nothing
  * (the kill(2) reached it).  member (NULL: every st is one) is asked only
  * then, for a check that costs more than reading st.  Returns 1 if
@@ -58,15 +58,19 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
 		    void *arg);
 
 /*
- * True if st is alive, a handler of it may catch sig and it is still an
- * unexec'd copy of its parent (runx_proc_may_catch(),
+ * True if st is alive and the program it execs next may need sig again:
+ * it ignores sig (the next program may not: a parent that ignores TERM
+ * resets it in its child before execve(2)), or a handler may catch sig
+ * and it is still an unexec'd copy of its parent (runx_proc_may_divert(),
  * runx_proc_is_fork_copy()): until execve(2) a child runs its parent's
  * handlers, and one there (a shell's trap) may take the signal, which the
- * program it execs never sees.  A process sig reaches in this state is
- * added to a set marked (fork_copy) for runx_reach_again().  Reads
- * /proc/PPID/stat only for a process that may catch sig.
+ * program it execs never sees.  A process that catches sig in a program
+ * of its own is not one: its handler may exec a clean-up program, which
+ * must not get sig again.  A process sig reaches in this state is added
+ * to a set marked (fork_copy) for runx_reach_again().  Reads
+ * /proc/PPID/stat only for a process that catches sig.
  */
-bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig);
+bool runx_resend_after_exec(const struct runx_proc_stat *st, int sig);
 
 /* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
 void runx_census_unknown(struct runx_census *c, int error);

@@ -315,7 +315,7 @@ static int note_copy(const struct runx_proc_stat *st, void *arg)
 {
 	struct pidns_newcomers *g = arg;
 
-	if (st->pid == g->scope->child || !runx_is_signalled_copy(st, g->sig) ||
+	if (st->pid == g->scope->child || !runx_resend_after_exec(st, g->sig) ||
 	    !in_namespace(st->pid, g->ns))
 		return 0;
 	return runx_pidset_add(&g->scope->reached, st, true);

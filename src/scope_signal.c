@@ -40,15 +40,17 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
 		return runx_reach_again(e, st, sig);
 	if (st->start_time < stop_tick || (member != NULL && !member(st, arg)))
 		return 0;
-	if (runx_pidset_add(set, st, runx_is_signalled_copy(st, sig)) < 0)
+	if (runx_pidset_add(set, st, runx_resend_after_exec(st, sig)) < 0)
 		return -ENOMEM;
 	return runx_signal_listed(st, sig, sig != SIGCONT);
 }
 
-bool runx_is_signalled_copy(const struct runx_proc_stat *st, int sig)
+bool runx_resend_after_exec(const struct runx_proc_stat *st, int sig)
 {
-	return !runx_proc_is_dead(st) && runx_proc_may_catch(st, sig) &&
-	       runx_proc_is_fork_copy(st);
+	if (runx_proc_is_dead(st) || !runx_proc_may_divert(st, sig))
+		return false;
+	/* what it execs next may not ignore sig, and never saw it */
+	return runx_proc_ignores(st, sig) || runx_proc_is_fork_copy(st);
 }
 
 void runx_census_found(struct runx_census *c, pid_t pid)

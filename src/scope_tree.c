@@ -293,7 +293,7 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 				  ? runx_reach_again(e, p, sig)
 				  : 0;
 		} else {
-			bool copy = runx_is_signalled_copy(p, sig);
+			bool copy = runx_resend_after_exec(p, sig);
 			(*fresh)++;
 			if (runx_pidset_add(done, p, copy) < 0 ||
 			    (also != NULL &&

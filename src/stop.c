@@ -293,6 +293,10 @@ void sup_on_command_exit(struct supervisor *s)
 			     left, left == 1 ? "" : "es",
 			     sup_scope_text(s, where, sizeof(where)));
 		s->phase = WAITING;
+		/* a member without a watch (past RUNX_MAX_WATCH, hidden, or
+		 * born after the census's /proc listing) wakes nobody: the
+		 * census runs again every RECHECK_NS */
+		arm_recheck(s);
 		return;
 	}
 	runx_verbose("stopping %d leftover process%s in %s", left,

@@ -20,7 +20,14 @@
 #   deadline back;
 # - a burst of 2000 RTMIN+1 (queued, one per send) reaches the job 2000
 #   times in every scope, and with --forward-to=child: runx sends a run of
-#   one signal at once, never fewer.
+#   one signal at once, never fewer;
+# - a job whose pid hops (fork, the parent exits, every 2 ms; TERM
+#   ignored) is gone once runx returned, in every scope that can reach it
+#   (/proc lists its pids once, so a scan sees the old pid as a zombie
+#   while the new one runs);
+# - a process that ignores TERM when the first signal comes, then resets
+#   it and execs, gets TERM again after the exec: runx returns long before
+#   the grace period ends, in every scope.
 # The plan is printed first: every case prints its checks, run or skipped.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
@@ -80,6 +87,9 @@ nplan=$((nplan + 2))                     # slow reader
 nplan=$((nplan + 3 * 2))                 # signal bursts: USR1, RTMIN+1
 COUNT_CASES=(child group tree cgroup pidns "tree --forward-to=child")
 nplan=$((nplan + 2 * ${#COUNT_CASES[@]})) # every queued signal counted
+HOP_SCOPES=(group tree cgroup pidns)
+nplan=$((nplan + 2 * ${#HOP_SCOPES[@]})) # a hopping pid
+nplan=$((nplan + 3 * ${#HOP_SCOPES[@]})) # an ignoring fork copy
 plan "$nplan"
 
 # skip_n N REASON NAME: N checks of a case that cannot run here
@@ -205,6 +215,29 @@ elif cmd == "count":  # count SIG N READY OUT: take N x SIG, queued
             got += 1
     with open(out, "w") as f:
         f.write("%d\n" % got)
+elif cmd == "hop":  # hop MARKER LOG N: N x (fork, the parent exits), then pause
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    log, n = sys.argv[3], int(sys.argv[4])
+    for _ in range(n):
+        if os.fork() > 0:
+            os._exit(0)
+        with open(log, "a") as f:
+            f.write("%d\n" % os.getpid())
+        time.sleep(0.002)
+    with open(log, "a") as f:
+        f.write("done\n")
+    signal.pause()
+elif cmd == "igncopy":  # igncopy MARKER READY: a child that ignores TERM
+    # until it execs sleep (TERM reset to the default first); the parent
+    # catches TERM and exits
+    signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+    if os.fork() == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        open(sys.argv[3], "w").close()
+        time.sleep(3)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.execvp("sleep", ["sleep", "60", sys.argv[2]])
+    os.wait()
 elif cmd == "burst":  # burst N SIG READY -- ARGV: run ARGV, N x SIG at it
     n, sig, ready, argv = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[6:]
     t0 = time.monotonic()
@@ -587,6 +620,65 @@ for c in "${COUNT_CASES[@]}"; do
 	assert_eq "$name: runx exits 0 (all sent: ${sent:-?})" 0 "$s" "$(cat "$TMPD/err")"
 	assert_eq "$name: the job took every one" 2000 "$(cat "$rdy.out" 2>/dev/null)"
 	kill_marked "$m"
+done
+
+# 8. A job whose pid hops: each process forks and exits at once, every
+# 2 ms, 1000 times (about 3 s), TERM ignored, then pauses.  The command is
+# its first pid (it exits 0 at once): runx stops the rest (TERM, 0.5 s,
+# SIGKILL) and returns 0.  Then, once the hops stopped (no new pid for 1 s,
+# or "done": runx missed it and it paused), no live process carries the
+# marker (a process that keeps hopping cannot hide from the scan then).
+for sc in "${HOP_SCOPES[@]}"; do
+	name="$sc scope, a job whose pid hops every 2 ms"
+	why=$(scope_missing "$sc")
+	if [ -n "$why" ]; then
+		skip_n 2 "$why" "$name"
+		continue
+	fi
+	new_marker m
+	log=$TMPD/hop.$m
+	launch=("${LAUNCH_ARGS[@]}")
+	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
+	"$RUNX" "${launch[@]}" --kill-scope="$sc" -k 0.5 -- "$PY" "$TMPD/h.py" hop "$m" "$log" 1000 \
+		</dev/null >/dev/null 2>"$TMPD/err"
+	s=$?
+	assert_eq "$name: runx exits 0 (the command's status)" 0 "$s" "$(cat "$TMPD/err")"
+	last=-1 same=0
+	while [ "$same" -lt 5 ] && ! grep -qx "done" "$log" 2>/dev/null; do
+		n=$(wc -l <"$log" 2>/dev/null || echo 0)
+		if [ "$n" = "$last" ]; then same=$((same + 1)); else same=0 last=$n; fi
+		sleep 0.2
+	done
+	diag "$name: $(grep -c . "$log") pids, $(grep -cx "done" "$log") done"
+	assert_dead "$name: no hop is alive once the hops stopped (done: $(grep -cx "done" "$log"))" "$m"
+done
+
+# 9. A process that ignores TERM, then execs: the command catches TERM
+# (its handler exits) and forks a child that ignores TERM when the 1 s
+# deadline sends it, and 3 s after its start resets TERM and execs
+# sleep.  runx sends TERM again once the image changed: it returns at
+# about 3 s, long before the 30 s grace period ends (the SIGKILL).
+for sc in "${HOP_SCOPES[@]}"; do
+	name="$sc scope, a child that ignores TERM until it execs"
+	why=$(scope_missing "$sc")
+	if [ -n "$why" ]; then
+		skip_n 3 "$why" "$name"
+		continue
+	fi
+	new_marker m
+	launch=("${LAUNCH_ARGS[@]}")
+	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
+	t0=$(now_ms)
+	"$RUNX" "${launch[@]}" --kill-scope="$sc" -t 1 -k 30 -- "$PY" "$TMPD/h.py" igncopy "$m" "$TMPD/ign.$m" \
+		</dev/null >/dev/null 2>"$TMPD/err"
+	s=$? t=$(($(now_ms) - t0))
+	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
+	if [ "$t" -lt 20000 ]; then
+		ok "$name: TERM after the exec ended it (runx returned after ${t} ms, the grace is 30 s)"
+	else
+		not_ok "$name: TERM after the exec ended it" "runx returned after ${t} ms: the SIGKILL at the end of the grace period did"
+	fi
+	assert_dead "$name: nothing left" "$m"
 done
 
 done_testing

@@ -123,12 +123,12 @@ START_TEST(a_fork_copy_until_its_exec)
 	/* the child's image is this process's: a copy, with its handler */
 	ck_assert(runx_proc_is_fork_copy(&before));
 	ck_assert(runx_proc_same_image(&before, &self));
-	ck_assert(runx_proc_may_catch(&before, SIGUSR1));
-	ck_assert(!runx_proc_may_catch(&before, SIGUSR2));
-	ck_assert(!runx_proc_may_catch(&before, SIGKILL));
-	ck_assert(!runx_proc_may_catch(&before, SIGCONT));
-	ck_assert(!runx_proc_may_catch(&before, 0));
-	ck_assert(runx_proc_may_catch(&before, SIGRTMIN)); /* not shown */
+	ck_assert(runx_proc_may_divert(&before, SIGUSR1));
+	ck_assert(!runx_proc_may_divert(&before, SIGUSR2));
+	ck_assert(!runx_proc_may_divert(&before, SIGKILL));
+	ck_assert(!runx_proc_may_divert(&before, SIGCONT));
+	ck_assert(!runx_proc_may_divert(&before, 0));
+	ck_assert(runx_proc_may_divert(&before, SIGRTMIN)); /* not shown */
 
 	ck_assert_int_eq(write(go, "x", 1), 1);
 	ck_assert(wait_exec(pid, &after));
@@ -136,7 +136,7 @@ START_TEST(a_fork_copy_until_its_exec)
 	ck_assert(!runx_proc_same_image(&before, &after));
 	ck_assert(after.start_time == before.start_time);
 	ck_assert(after.start_stack != 0);
-	ck_assert(!runx_proc_may_catch(&after, SIGUSR1));
+	ck_assert(!runx_proc_may_divert(&after, SIGUSR1));
 	close(go);
 	reap(pid);
 }
