@@ -9,7 +9,8 @@
  * Parses SIG text: a name with or without "SIG" in any case ("term",
  * "SIGTERM"), a decimal number from 0 to SIGRTMAX, or "RTMIN+n" /
  * "RTMAX-n" (also bare "RTMIN", "RTMAX"), where n keeps the result within
- * SIGRTMIN..SIGRTMAX as glibc reports them at run time (signal(7)).
+ * SIGRTMIN..SIGRTMAX as the C library reports them at run time
+ * (signal(7)): SIGRTMIN is 34 with glibc, 35 with musl.
  * Stores the signal number in *signo.  0 is accepted (the null signal of
  * kill(2)); callers that do not want it must reject it.
  * Returns 0, or -EINVAL for an unknown name or a number out of range.

@@ -40,10 +40,7 @@ ulimit -c 0
 is_root=no
 [ "$(id -u)" = 0 ] && is_root=yes
 CGMNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-cgroup_ok=no
-[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
-pidns_ok=no
-[ "$(runx --kill-scope=pidns -- true 2>/dev/null; echo $?)" = 0 ] && pidns_ok=yes
+probe_scopes
 unshare_ok=no
 [ $is_root = yes ] && unshare -m --propagation private true 2>/dev/null && unshare_ok=yes
 # exit(2) of the calling thread alone: the syscall's number on this machine
@@ -53,15 +50,6 @@ aarch64 | riscv64 | loongarch64) SYS_EXIT=93 ;;
 i?86) SYS_EXIT=1 ;;
 *) SYS_EXIT= ;;
 esac
-
-# scope_missing SCOPE: why SCOPE cannot run here (empty: it can)
-scope_missing() {
-	case $1 in
-	cgroup) [ $cgroup_ok = yes ] || echo "no writable cgroup v2 here" ;;
-	pidns) [ $pidns_ok = yes ] || echo "runx cannot make a PID namespace here" ;;
-	esac
-	return 0
-}
 
 # --- the plan ------------------------------------------------------------------------
 # looks-dead cases: "SCOPE PLACE IGNORE" (PLACE: the command itself or a
@@ -91,14 +79,6 @@ HOP_SCOPES=(group tree cgroup pidns)
 nplan=$((nplan + 2 * ${#HOP_SCOPES[@]})) # a hopping pid
 nplan=$((nplan + 3 * ${#HOP_SCOPES[@]})) # an ignoring fork copy
 plan "$nplan"
-
-# skip_n N REASON NAME: N checks of a case that cannot run here
-skip_n() {
-	local i
-	for ((i = 1; i <= $1; i++)); do
-		skip "$3 ($i/$1)" "$2"
-	done
-}
 
 # now_ms: milliseconds of wall-clock time
 now_ms() {

@@ -25,27 +25,7 @@ nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the dea
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
 plan "$nplan"
 
-cgroup_ok=no
-[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
-pidns_ok=no
-[ "$(runx --kill-scope=pidns -- true 2>/dev/null; echo $?)" = 0 ] && pidns_ok=yes
-
-# scope_missing SCOPE: why SCOPE cannot run here (empty: it can)
-scope_missing() {
-	case $1 in
-	cgroup) [ $cgroup_ok = yes ] || echo "no writable cgroup v2 here" ;;
-	pidns) [ $pidns_ok = yes ] || echo "runx cannot make a PID namespace here" ;;
-	esac
-	return 0
-}
-
-# skip_n N REASON NAME: N checks of a case that cannot run here
-skip_n() {
-	local i
-	for ((i = 1; i <= $1; i++)); do
-		skip "$3 ($i/$1)" "$2"
-	done
-}
+probe_scopes
 
 # launch_args SCOPE: prints nothing; sets LA to the backend arguments for
 # SCOPE (lib.sh's CG_LAUNCH_ARGS for the cgroup scope)

@@ -520,6 +520,36 @@ MARK_BASE="$$$((RANDOM % 90 + 10))"
 MARK_SEQ=0
 MARK_RE_ALL="1000\\.${MARK_BASE}9\\d+"
 
+# probe_scopes: finds out once whether the cgroup and pidns scopes can run
+# here, for scope_missing (call it before the plan's skips).
+SCOPE_CGROUP_OK=unknown
+SCOPE_PIDNS_OK=unknown
+probe_scopes() {
+	SCOPE_CGROUP_OK=no
+	[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && SCOPE_CGROUP_OK=yes
+	SCOPE_PIDNS_OK=no
+	[ "$(runx --kill-scope=pidns -- true 2>/dev/null; echo $?)" = 0 ] && SCOPE_PIDNS_OK=yes
+	return 0
+}
+
+# scope_missing SCOPE: why SCOPE cannot run here (empty: it can), as
+# probe_scopes found.
+scope_missing() {
+	case $1 in
+	cgroup) [ $SCOPE_CGROUP_OK = yes ] || echo "no writable cgroup v2 here" ;;
+	pidns) [ $SCOPE_PIDNS_OK = yes ] || echo "runx cannot make a PID namespace here" ;;
+	esac
+	return 0
+}
+
+# skip_n N REASON NAME: the N checks of a case that cannot run here.
+skip_n() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		skip "$3 ($i/$1)" "$2"
+	done
+}
+
 # new_marker VAR: stores a fresh marker (1000.<digits>) in VAR.
 new_marker() {
 	MARK_SEQ=$((MARK_SEQ + 1))
