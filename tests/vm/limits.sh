@@ -11,6 +11,8 @@
 #   - a shell that grows a string under --memory-max=24M: 137, the report
 #     counts oom_kills >= 1, -v says the OOM killer ended it; also for a
 #     process that called setsid;
+#   - --attempts=2 --retry-on=oom: an attempt the OOM killer ended is
+#     retried, a plain failure is not;
 #   - --pids-max=8 with a 50-process fork loop and -t 2s: 124, never more
 #     than 8 processes (sampled in /proc, and the report's pids_peak);
 #   - --cpu-max=0.5 on a busy loop: cpu_time about half the wall time
@@ -83,6 +85,23 @@ assert_num "--memory-max=24M: the report's memory_peak <= 24 MiB" \
 assert_match "--memory-max=24M: -v says the OOM killer ended it" \
 	"^runx: .*OOM killer" "$(cat "$TMPD/oom.err")"
 assert_clean "--memory-max OOM" "$M"
+
+# --attempts --retry-on=oom: an attempt the OOM killer ended is retried
+# (the job's memory.events counts it), a plain failure is not; each
+# attempt appends a line to $C.
+C=$TMPD/attempts.count
+new_marker
+rm -f "$C"
+s=$(export C && st "$RUNX" --memory-max=24M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+	sh -c 'echo >>"$C"; x=0123456789abcdef; while :; do x="$x$x"; done' "$M")
+assert_eq "--retry-on=oom: both attempts OOM-killed: 137" 137 "$s"
+assert_eq "--retry-on=oom: an OOM kill is retried (2 attempts)" 2 "$(wc -l <"$C" | tr -d ' ')"
+rm -f "$C"
+s=$(export C && st "$RUNX" --memory-max=24M --attempts=2 --retry-delay=0 --retry-on=oom -- \
+	sh -c 'echo >>"$C"; exit 1' "$M")
+assert_eq "--retry-on=oom: a plain failure: 1" 1 "$s"
+assert_eq "--retry-on=oom: a plain failure is not retried (1 attempt)" 1 "$(wc -l <"$C" | tr -d ' ')"
+assert_clean "--retry-on=oom" "$M"
 
 # The limit holds for a process that left the session; the command's
 # own status stays what it is.
