@@ -185,6 +185,9 @@ static struct runx_launch_request request(const struct runx_attempt *a,
 	    .child_mask = env->orig_mask,
 	    .cgroup_fd = -1,
 	    .cgroup_procs_fd = -1,
+	    .identity = runx_identity_any(&env->plan->identity)
+			    ? &env->plan->identity
+			    : NULL,
 	};
 }
 
