@@ -265,8 +265,8 @@ int runx_group_list(const char *path, const char *user, gid_t primary,
 static int apply_settings(const struct runx_identity *id, const char **step)
 {
 	for (int i = 0; i < id->nrlimits; i++)
-		if (setrlimit((__rlimit_resource_t)id->rlimits[i].resource,
-			      &id->rlimits[i].rl) < 0) {
+		if (setrlimit(id->rlimits[i].resource, &id->rlimits[i].rl) <
+		    0) {
 			*step = "setrlimit";
 			return -1;
 		}
