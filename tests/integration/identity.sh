@@ -22,10 +22,10 @@ require_root "(--user changes the identity of the command)"
 	skip_all "unshare -m is not permitted here (a private mount namespace)"
 
 SCOPES=(group tree cgroup pidns)
-# 7 --user app, 2 number with entry, 5 number without, 2 USER:GROUP,
+# 8 --user app, 2 number with entry, 5 number without, 2 USER:GROUP,
 # 9 refusals, 4 rlimit, 2 no-new-privs, 5 chdir, 3 umask, 2 redirect,
 # 3 drop fails, 3 per scope
-N_IDENTITY=$((7 + 2 + 5 + 2 + 9 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
+N_IDENTITY=$((8 + 2 + 5 + 2 + 9 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
 plan $((2 + N_IDENTITY))
 
 cat >"$TMPD/passwd" <<'EOF'
@@ -81,6 +81,10 @@ FOO=kept runx --user=app -- sh -c 'echo "$FOO"; env | grep -c "^HOME="' >"$TMPD/
 assert_eq "--user=app: the rest of the environment kept, HOME once" "kept|1" "$(paste -sd'|' "$TMPD/out")"
 runx --user=app -- sh -c 'touch /root/x 2>/dev/null && echo wrote || echo denied' >"$TMPD/out" 2>&1
 assert_eq "--user=app: the command cannot write where only root can" denied "$(cat "$TMPD/out")"
+runx -v --user=app -- true 2>"$TMPD/err"
+assert_eq "-v --user=app: says who the command runs as" \
+	"runx: the command runs as uid 1234, gid 1234, with 4 supplementary groups" \
+	"$(grep 'runs as' "$TMPD/err")"
 runx --user=nobody -- id >"$TMPD/out" 2>&1
 assert_eq "--user=nobody: its primary group and its supplementary one" \
 	"uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup),51(extra)" "$(cat "$TMPD/out")"
