@@ -7,20 +7,23 @@
 # own completion takes over.
 
 # The short options that take a value (attached or in the next word).
-_runx_short_with_value=tskioe
+_runx_short_with_value=tskioeu
 
 # The long options that take a value, and those that take none.
 _runx_long_with_value="--timeout --signal --kill-after --grace --idle-timeout
 	--kill-scope --stop-signals --forward-to --launch --stdin --stdout --stderr --report
 	--memory-max --pids-max --cpu-max --attempts --retry-on --retry-delay
-	--backoff --retry-delay-max --jitter --total-timeout --success-exit"
+	--backoff --retry-delay-max --jitter --total-timeout --success-exit
+	--user --rlimit --chdir --umask"
 _runx_long_plain="--preserve-status --kill-group --kill-cgroup --foreground
-	--wait-all --close-fds --append --merge --verbose --help --version"
-_runx_short="-t -s -k -p -G -C -i -o -e -a -m -v -h -V"
+	--wait-all --close-fds --append --merge --verbose --help --version
+	--no-new-privs"
+_runx_short="-t -s -k -p -G -C -i -o -e -a -m -v -u -h -V"
 
 _runx_scopes="child group tree cgroup pidns auto"
 _runx_retry_kinds="failure timeout signal oom"
 _runx_backends="posix_spawn fork vfork clone3"
+_runx_rlimits="as core cpu data fsize memlock msgqueue nice nofile nproc rss rtprio rttime sigpending stack"
 _runx_signals="HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE
 	ALRM TERM STKFLT CHLD CONT STOP TSTP TTIN TTOU URG XCPU XFSZ VTALRM PROF
 	WINCH IO PWR SYS RTMIN RTMAX"
@@ -143,6 +146,19 @@ _runx_value()
 			COMPREPLY=($(compgen -W "$_runx_backends" -- "$cur"))
 			;;
 		-i | --stdin | -o | --stdout | -e | --stderr | --report) _filedir ;;
+		-u | --user)
+			# shellcheck disable=SC2207
+			COMPREPLY=($(compgen -u -- "$cur"))
+			;;
+		--rlimit)
+			# RES=, then SOFT[:HARD] is typed
+			if [[ $cur != *=* ]]; then
+				# shellcheck disable=SC2207
+				COMPREPLY=($(compgen -S = -W "$_runx_rlimits" -- "$cur"))
+				compopt -o nospace
+			fi
+			;;
+		--chdir) _filedir -d ;;
 		*) ;; # durations, sizes, counts: nothing to offer
 	esac
 }

@@ -24,7 +24,7 @@ function __runx_operand_index
                 --stop-signals --launch --stdin --stdout --stderr --report \
                 --memory-max --pids-max --cpu-max --attempts --retry-on \
                 --retry-delay --backoff --retry-delay-max --jitter \
-                --total-timeout --success-exit
+                --total-timeout --success-exit --user --rlimit --chdir --umask
                 set want_value 1
             case '--*'
             case '-?*'
@@ -33,7 +33,7 @@ function __runx_operand_index
                 set -l chars (string split '' -- (string sub -s 2 -- $w))
                 set -l n (count $chars)
                 for j in (seq $n)
-                    if string match -q -r '[tskioe]' -- $chars[$j]
+                    if string match -q -r '[tskioeu]' -- $chars[$j]
                         test $j -eq $n; and set want_value 1
                         break
                     end
@@ -135,5 +135,10 @@ complete -c runx -n $n -l retry-delay-max -x -d 'The longest wait (default 5m)'
 complete -c runx -n $n -l jitter -x -d 'Shorten each wait by a random part up to FRACTION'
 complete -c runx -n $n -l total-timeout -x -d 'Deadline of the whole run (exit 124)'
 complete -c runx -n $n -l success-exit -x -d 'Exit statuses and signals that count as success'
+complete -c runx -n $n -s u -l user -x -a '(__fish_complete_users)' -d 'Run the command as USER[:GROUP]'
+complete -c runx -n $n -l no-new-privs -d 'Set PR_SET_NO_NEW_PRIVS in the command'
+complete -c runx -n $n -l rlimit -x -a 'as= core= cpu= data= fsize= memlock= msgqueue= nice= nofile= nproc= rss= rtprio= rttime= sigpending= stack=' -d 'A resource limit: RES=SOFT[:HARD]'
+complete -c runx -n $n -l chdir -x -a '(__fish_complete_directories)' -d "The command's working directory"
+complete -c runx -n $n -l umask -x -d "The command's umask (octal)"
 complete -c runx -n $n -s h -l help -d 'Show the help and exit'
 complete -c runx -n $n -s V -l version -d 'Show the version and exit'

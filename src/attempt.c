@@ -145,6 +145,13 @@ static void tell_started(const struct runx_attempt *a,
 			     name, (int)a->child.pid,
 			     runx_scope_name(&a->scope),
 			     runx_launch_kind_name(req->backend));
+	if (req->identity != NULL && req->identity->set_user)
+		runx_verbose("the command runs as uid %u, gid %u, with %zu "
+			     "supplementary group%s",
+			     (unsigned)req->identity->uid,
+			     (unsigned)req->identity->gid,
+			     req->identity->ngroups,
+			     req->identity->ngroups == 1 ? "" : "s");
 }
 
 /* A launch that failed after its child existed: empty the scope. */
@@ -185,6 +192,9 @@ static struct runx_launch_request request(const struct runx_attempt *a,
 	    .child_mask = env->orig_mask,
 	    .cgroup_fd = -1,
 	    .cgroup_procs_fd = -1,
+	    .identity = runx_identity_any(&env->plan->identity)
+			    ? &env->plan->identity
+			    : NULL,
 	};
 }
 

@@ -36,8 +36,9 @@
 
 /* Why the child did not reach the command; sent to the parent. */
 struct child_failure {
-	int stage; /* 0: none, STAGE_SETUP or STAGE_EXEC */
-	int err;   /* errno */
+	int stage;	  /* 0: none, STAGE_SETUP or STAGE_EXEC */
+	int err;	  /* errno */
+	const char *step; /* the identity step that failed, or NULL */
 };
 
 enum { STAGE_SETUP = 1, STAGE_EXEC = 2 };
@@ -64,6 +65,7 @@ static void child_run(const struct runx_launch_request *req,
 		      struct child_failure *f)
 {
 	int stage = STAGE_SETUP;
+	const char *step = NULL;
 
 	if (req->cgroup_procs_fd >= 0 && req->backend != RUNX_LAUNCH_CLONE3 &&
 	    write(req->cgroup_procs_fd, "0", 1) != 1)
@@ -95,12 +97,16 @@ static void child_run(const struct runx_launch_request *req,
 	}
 	if (req->close_fds)
 		close_fds_on_exec();
+	if (req->identity != NULL &&
+	    runx_identity_apply(req->identity, req->parent, &step) < 0)
+		goto fail;
 	if (sigprocmask(SIG_SETMASK, req->child_mask, NULL) < 0)
 		goto fail;
 	execve(req->path, req->argv, req->envp);
 	stage = STAGE_EXEC;
 fail:
 	f->err = errno;
+	f->step = step;
 	f->stage = stage;
 }
 
@@ -123,6 +129,11 @@ static int finish(const struct child_failure *f, pid_t pid, int pidfd,
 			out->exec_errno = f->err != 0 ? f->err : ENOEXEC;
 			return 0;
 		}
+		if (f->step != NULL)
+			snprintf(out->why, sizeof(out->why),
+				 "the command was not started: %s failed in "
+				 "the child: %s",
+				 f->step, strerror(f->err));
 		return -(f->err != 0 ? f->err : EINVAL);
 	}
 	out->pid = pid;
@@ -147,7 +158,7 @@ static int finish(const struct child_failure *f, pid_t pid, int pidfd,
 static int launch_forked(const struct runx_launch_request *req,
 			 struct runx_launched *out)
 {
-	struct child_failure f = {0, 0};
+	struct child_failure f = {0, 0, NULL};
 	int report[2], pidfd = -1;
 	pid_t pid;
 
@@ -217,7 +228,7 @@ static int launch_vforked(const struct runx_launch_request *req,
 			  struct runx_launched *out)
 {
 	const size_t stack_size = 64 * 1024;
-	struct vfork_context ctx = {req, {0, 0}};
+	struct vfork_context ctx = {req, {0, 0, NULL}};
 	void *stack;
 	pid_t pid;
 
@@ -367,6 +378,8 @@ static int launch_spawned(const struct runx_launch_request *req,
 	if (req->cgroup_fd >= 0)
 		return -ENOTSUP;
 #endif
+	if (req->identity != NULL && runx_identity_any(req->identity))
+		return -ENOTSUP; /* no hook for it: the plan refuses it */
 	if ((r = posix_spawnattr_init(&attr)) != 0)
 		return -r;
 	if ((r = posix_spawn_file_actions_init(&actions)) != 0) {
@@ -389,7 +402,7 @@ static int launch_spawned(const struct runx_launch_request *req,
 		out->exec_errno = r; /* glibc already reaped the failed child */
 		return 0;
 	}
-	struct child_failure f = {0, 0};
+	struct child_failure f = {0, 0, NULL};
 	return finish(&f, pid, -1, out);
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "identity.h"
 #include "kinds.h"
 #include "redirect.h"
 
@@ -25,6 +26,9 @@ struct runx_launch_request {
 	int cgroup_fd;	     /* cgroup v2 directory fd to start in (clone3
 			      * CLONE_INTO_CGROUP, posix_spawn), or -1 */
 	int cgroup_procs_fd; /* its cgroup.procs (fork, vfork), or -1 */
+	const struct runx_identity *identity; /* applied last (identity.h);
+					       * NULL: none; not with
+					       * posix_spawn (-ENOTSUP) */
 };
 
 struct runx_launched {
@@ -44,7 +48,9 @@ struct runx_launched {
  * that runx (req->parent) did not die before it, every descriptor runx
  * opened closed (they are all O_CLOEXEC), inherited fds above 2 closed if
  * req->close_fds, the signal mask req->child_mask, and default dispositions
- * for every signal runx did not find ignored at start.  With a cgroup, the
+ * for every signal runx did not find ignored at start, then
+ * req->identity's steps (runx_identity_apply(): limits, umask, directory,
+ * groups and user, no_new_privs), the last before execve.  With a cgroup, the
  * child is in it before its first instruction of the command: clone3 starts
  * it there (CLONE_INTO_CGROUP, Linux 5.7); fork and vfork children write
  * "0" to cgroup.procs before execve; posix_spawn needs glibc's
@@ -53,8 +59,10 @@ struct runx_launched {
  * Returns 0 when the command runs (out->pid, out->pidfd set; the child is
  * unreaped, so the pidfd is race-free, pidfd_open(2)) or when execve failed
  * (out->exec_errno set, the child already reaped).  Returns -errno when
- * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child,
- * -ENOTSUP for a backend this build lacks); nothing is left running then,
+ * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child, a
+ * step of req->identity, then with out->why naming it; -ENOTSUP for a
+ * backend this build lacks, or posix_spawn with an identity); nothing is
+ * left running then,
  * except after the one failure that follows the exec: pidfd_open(2) of the
  * running command (not with clone3, whose CLONE_PIDFD comes with the
  * child); then out->pid is set, the child unreaped, out->why says so, and

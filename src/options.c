@@ -36,6 +36,10 @@ enum {
 	OPT_JITTER,
 	OPT_TOTAL_TIMEOUT,
 	OPT_SUCCESS_EXIT,
+	OPT_NO_NEW_PRIVS,
+	OPT_RLIMIT,
+	OPT_CHDIR,
+	OPT_UMASK,
 };
 
 static const struct option long_options[] = {
@@ -72,13 +76,18 @@ static const struct option long_options[] = {
     {"jitter", required_argument, NULL, OPT_JITTER},
     {"total-timeout", required_argument, NULL, OPT_TOTAL_TIMEOUT},
     {"success-exit", required_argument, NULL, OPT_SUCCESS_EXIT},
+    {"user", required_argument, NULL, 'u'},
+    {"no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS},
+    {"rlimit", required_argument, NULL, OPT_RLIMIT},
+    {"chdir", required_argument, NULL, OPT_CHDIR},
+    {"umask", required_argument, NULL, OPT_UMASK},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
 /* '+': stop at the first operand; ':': report a missing value as ':'. */
-static const char short_options[] = "+:t:s:k:pGCi:o:e:amvhV";
+static const char short_options[] = "+:t:s:k:pGCi:o:e:amvu:hV";
 
 /* The cgroup v2 cpu.max period runx uses, and the smallest quota the
  * kernel takes (Documentation/scheduler/sched-bwc.rst). */
@@ -159,6 +168,19 @@ const char *runx_usage(void)
 	       "      --success-exit=LIST    exit statuses (N, N-M) and "
 	       "signal names that\n"
 	       "                             count as success (exit 0)\n"
+	       "\n"
+	       "Identity and settings of COMMAND (not with posix_spawn):\n"
+	       "  -u, --user=USER[:GROUP]    run COMMAND as USER (name or "
+	       "number), with its\n"
+	       "                             groups from /etc/group, or "
+	       "GROUP\n"
+	       "      --no-new-privs         set PR_SET_NO_NEW_PRIVS\n"
+	       "      --rlimit=RES=SOFT[:HARD]  a resource limit (nofile, "
+	       "core, as, ...;\n"
+	       "                             a number or unlimited; "
+	       "repeatable)\n"
+	       "      --chdir=DIR            COMMAND's working directory\n"
+	       "      --umask=MODE           COMMAND's umask (octal)\n"
 	       "\n"
 	       "Launch:\n"
 	       "      --launch=BACKEND       posix_spawn, fork, vfork or "
@@ -614,6 +636,93 @@ static int set_launch(struct parser *p, const char *value)
 	return 0;
 }
 
+/* --umask=MODE: octal digits, 0 to 0777. */
+static int set_umask(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE];
+	long mode = 0;
+	const char *s = value;
+
+	for (; *s >= '0' && *s <= '7' && mode <= 0777; s++)
+		mode = mode * 8 + (*s - '0');
+	if (*value == '\0' || *s != '\0' || mode > 0777) {
+		say(p, "invalid umask '%s' (octal, 0 to 0777)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	p->opts->umask = (int)mode;
+	return 0;
+}
+
+/* SOFT or HARD of --rlimit, len bytes at text: 0 or -1. */
+static int parse_rlim(const char *text, size_t len, rlim_t *v)
+{
+	const char *s = text;
+	int64_t n;
+
+	if (len == 9 && strncmp(text, "unlimited", 9) == 0) {
+		*v = RLIM_INFINITY;
+		return 0;
+	}
+	if (read_digits(&s, &n) < 0 || s != text + len)
+		return -1;
+	*v = (rlim_t)n;
+	return 0;
+}
+
+/* Stores one setting, replacing an earlier one of the same resource. */
+static void store_rlimit(struct runx_options *o, int resource, struct rlimit rl,
+			 const char *text)
+{
+	int i = 0;
+
+	while (i < o->nrlimits && o->rlimits[i].resource != resource)
+		i++;
+	if (i == o->nrlimits)
+		o->nrlimits++;
+	o->rlimits[i] = (struct runx_rlimit_setting){resource, rl};
+	o->rlimit_text[i] = text;
+}
+
+/* --rlimit=RES=SOFT[:HARD]; SOFT above HARD is the plan's to refuse. */
+static int set_rlimit(struct parser *p, const char *value)
+{
+	char q[RUNX_QUOTE_SIZE], name[16];
+	size_t len = strcspn(value, "=");
+	const char *soft = value + len + 1, *colon;
+	struct rlimit rl;
+	int resource = -1;
+
+	if (value[len] == '=' && len < sizeof(name)) {
+		memcpy(name, value, len);
+		name[len] = '\0';
+		resource = runx_rlimit_lookup(name);
+	}
+	if (resource < 0) {
+		say(p,
+		    "invalid --rlimit '%s' (RES=SOFT[:HARD], RES one of as "
+		    "core cpu data fsize memlock msgqueue nice nofile nproc "
+		    "rss rtprio rttime sigpending stack)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	colon = strchr(soft, ':');
+	if (parse_rlim(soft, colon ? (size_t)(colon - soft) : strlen(soft),
+		       &rl.rlim_cur) < 0 ||
+	    (colon != NULL &&
+	     parse_rlim(colon + 1, strlen(colon + 1), &rl.rlim_max) < 0)) {
+		say(p,
+		    "invalid --rlimit '%s' (SOFT and HARD: a number or "
+		    "unlimited)",
+		    QUOTE(value, q));
+		return -1;
+	}
+	if (colon == NULL)
+		rl.rlim_max = rl.rlim_cur;
+	store_rlimit(p->opts, resource, rl, value);
+	return 0;
+}
+
 /* The options without a value; false if c is not one of them. */
 static bool set_flag(struct runx_options *o, int c)
 {
@@ -639,6 +748,9 @@ static bool set_flag(struct runx_options *o, int c)
 	case 'v':
 		o->verbose = true;
 		break;
+	case OPT_NO_NEW_PRIVS:
+		o->no_new_privs = true;
+		break;
 	default:
 		return false;
 	}
@@ -660,6 +772,12 @@ static bool set_path(struct runx_options *o, int c, const char *value)
 		break;
 	case OPT_REPORT:
 		o->report_path = value;
+		break;
+	case 'u':
+		o->user = value;
+		break;
+	case OPT_CHDIR:
+		o->chdir_path = value;
 		break;
 	default:
 		return false;
@@ -746,6 +864,10 @@ static int parse_one(struct parser *p, int c, const char *value, char **argv)
 		return set_launch(p, value);
 	case OPT_FORWARD_TO:
 		return set_forward_to(p, value);
+	case OPT_UMASK:
+		return set_umask(p, value);
+	case OPT_RLIMIT:
+		return set_rlimit(p, value);
 	case 'h':
 		return RUNX_PARSE_HELP;
 	case 'V':
@@ -776,6 +898,7 @@ static void set_defaults(struct runx_options *opts)
 	opts->pids_max = -1;
 	opts->cpu_max_quota_us = 0;
 	opts->cpu_max_period_us = 0;
+	opts->umask = -1;
 	runx_attempts_defaults(&opts->attempts);
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "identity.h"
 #include "kinds.h"
 #include "retry.h"
 
@@ -38,6 +39,13 @@ struct runx_options {
 	const char *limit_option;  /* the first limit given ("--pids-max"),
 				    * for messages; NULL: none */
 	struct runx_attempts_policy attempts; /* --attempts, --retry-*... */
+	const char *user;		      /* --user as given; NULL: none */
+	bool no_new_privs;		      /* --no-new-privs */
+	const char *chdir_path;		      /* --chdir; NULL: none */
+	int umask;			      /* --umask, 0..0777; -1: none */
+	int nrlimits; /* --rlimit settings, one per resource */
+	struct runx_rlimit_setting rlimits[RUNX_RLIMITS_MAX];
+	const char *rlimit_text[RUNX_RLIMITS_MAX]; /* each as given */
 	char **command; /* NULL-terminated argv of the command */
 	bool hint_help; /* with RUNX_PARSE_ERROR: a usage error (unknown,
 			 * ambiguous or incomplete option, no command), after
@@ -70,7 +78,11 @@ enum runx_parse_result {
  * cgroup-v2.rst "cpu.max" / sched-bwc.rst).  --attempts, --retry-on,
  * --success-exit, --backoff and --jitter as retry.h's parsers take them;
  * --retry-delay, --retry-delay-max and --total-timeout a DURATION (0 or
- * inf for --total-timeout: no limit).  Syntax only: what one
+ * inf for --total-timeout: no limit).  --umask octal digits, 0 to 0777;
+ * --rlimit RES=SOFT[:HARD], RES one of runx_rlimit_lookup()'s names,
+ * SOFT and HARD decimal (below RLIM_INFINITY) or "unlimited", HARD SOFT
+ * when left out, a later one for the same RES replacing the earlier;
+ * --user and --chdir are kept as given.  Syntax only: what one
  * option implies for another (a limit the cgroup scope, --foreground the
  * tree scope) and which combinations are refused is the plan's
  * (runx_plan_make(), plan.h).

@@ -242,7 +242,10 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 		out->exec_errno = rep->err != 0 ? rep->err : ENOEXEC;
 		return 0;
 	}
-	explain_step(rep->step, rep->err, out);
+	if (rep->step == STEP_LAUNCH && rep->why[0] != '\0')
+		snprintf(out->why, sizeof(out->why), "%s", rep->why);
+	else
+		explain_step(rep->step, rep->err, out);
 	return -(rep->err != 0 ? rep->err : EINVAL);
 }
 
@@ -250,7 +253,7 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 		      int status_fd, struct runx_launched *out)
 {
 	uint64_t flags = CLONE_NEWPID | CLONE_NEWNS;
-	struct init_report rep = {STEP_NONE, 0, 0};
+	struct init_report rep = {.step = STEP_NONE};
 	int sync[2], pidfd = -1;
 
 	out->pid = 0;

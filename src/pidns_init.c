@@ -180,7 +180,7 @@ init_loop(int sigfd, int status_fd, pid_t command)
 void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 			  int sync)
 {
-	struct init_report rep = {STEP_NONE, 0, 0};
+	struct init_report rep = {.step = STEP_NONE};
 	struct runx_launch_request inner = *req;
 	struct runx_launched cmd;
 	int sigfd = -1;
@@ -199,6 +199,7 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 						 : STEP_NONE;
 		rep.err = r < 0 ? -r : cmd.exec_errno;
 		rep.pid = cmd.pid;
+		memcpy(rep.why, cmd.why, sizeof(rep.why) - 1);
 	}
 	(void)!write(sync, &rep, sizeof(rep));
 	if (rep.step != STEP_NONE)

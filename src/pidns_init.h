@@ -31,9 +31,10 @@ enum init_step {
 
 /* The init's report to runx once the command runs, or why not. */
 struct init_report {
-	int step;  /* STEP_NONE when the command runs */
-	int err;   /* errno of the failed step */
-	pid_t pid; /* the command's pid in the namespace */
+	int step;      /* STEP_NONE when the command runs */
+	int err;       /* errno of the failed step */
+	pid_t pid;     /* the command's pid in the namespace */
+	char why[256]; /* STEP_LAUNCH: the launch's own message, or "" */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "duration.h"
@@ -38,6 +39,22 @@ static bool have_clone3(void)
 	return syscall(SYS_clone3, NULL, 0) < 0 && errno != ENOSYS;
 }
 
+/* getrlimit(2) of resource: 0 or -errno. */
+static int own_rlimit(int resource, struct rlimit *rl)
+{
+	return getrlimit(resource, rl) < 0 ? -errno : 0;
+}
+
+/* 0 if path names a directory (stat(2) follows links), else -errno. */
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 const struct runx_plan_probes *runx_plan_probes_default(void)
 {
 	static const struct runx_plan_probes probes = {
@@ -45,8 +62,35 @@ const struct runx_plan_probes *runx_plan_probes_default(void)
 	    .clone3 = have_clone3,
 	    .resolve = runx_resolve_command,
 	    .report_dir = runx_report_check,
+	    .passwd = "/etc/passwd",
+	    .group = "/etc/group",
+	    .capable = runx_capable,
+	    .getrlimit = own_rlimit,
+	    .is_dir = is_dir,
 	};
 	return &probes;
+}
+
+/* probes with each NULL member taken from the default ones. */
+static struct runx_plan_probes complete_probes(const struct runx_plan_probes *p)
+{
+	const struct runx_plan_probes *d = runx_plan_probes_default();
+	struct runx_plan_probes c = p != NULL ? *p : *d;
+
+#define RUNX_DEFAULT(member)                                                   \
+	if (c.member == NULL)                                                  \
+	c.member = d->member
+	RUNX_DEFAULT(cgroup);
+	RUNX_DEFAULT(clone3);
+	RUNX_DEFAULT(resolve);
+	RUNX_DEFAULT(report_dir);
+	RUNX_DEFAULT(passwd);
+	RUNX_DEFAULT(group);
+	RUNX_DEFAULT(capable);
+	RUNX_DEFAULT(getrlimit);
+	RUNX_DEFAULT(is_dir);
+#undef RUNX_DEFAULT
+	return c;
 }
 
 /* Writes a one-line message into err; returns error. */
@@ -188,6 +232,49 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 	return 0;
 }
 
+/* The first identity option given, for a message; NULL if none. */
+static const char *identity_option(const struct runx_options *o)
+{
+	return o->user != NULL	 ? "--user"
+	       : o->nrlimits > 0 ? "--rlimit"
+	       : o->chdir_path	 ? "--chdir"
+	       : o->umask >= 0	 ? "--umask"
+	       : o->no_new_privs ? "--no-new-privs"
+				 : NULL;
+}
+
+/*
+ * posix_spawn runs no code of runx's in the child, so it cannot apply an
+ * identity; with --chdir, a relative command path (found from runx's own
+ * directory) is made absolute, so that execve(2) after chdir(2) finds it.
+ */
+static int finish_identity(const struct runx_options *o, struct runx_plan *plan,
+			   char *err, size_t errsize)
+{
+	struct runx_launch_policy *lp = &plan->launch;
+	const char *option = identity_option(o);
+	char cwd[PATH_MAX], abs[PATH_MAX];
+
+	if (option != NULL && lp->backend == RUNX_LAUNCH_POSIX_SPAWN)
+		return refuse(err, errsize, -ENOTSUP,
+			      "--launch=posix_spawn cannot apply %s: it runs "
+			      "no code of runx's in the child; use "
+			      "--launch=vfork (the default), fork or clone3",
+			      option);
+	if (o->chdir_path == NULL || lp->path[0] == '/')
+		return 0;
+	errno = 0;
+	if (getcwd(cwd, sizeof(cwd)) == NULL ||
+	    snprintf(abs, sizeof(abs), "%s/%s", cwd, lp->path) >=
+		(int)sizeof(abs))
+		return refuse(err, errsize, -ENAMETOOLONG,
+			      "--chdir: cannot make the command's path "
+			      "absolute: %s",
+			      strerror(errno != 0 ? errno : ENAMETOOLONG));
+	memcpy(lp->path, abs, sizeof(lp->path));
+	return 0;
+}
+
 /* The parts that are copied from the options as they are. */
 static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 {
@@ -239,10 +326,10 @@ int runx_plan_make(const struct runx_options *opts,
 		   const struct runx_plan_probes *probes,
 		   struct runx_plan *plan, char *err, size_t errsize)
 {
+	const struct runx_plan_probes all = complete_probes(probes);
 	enum runx_scope_kind kind;
 
-	if (probes == NULL)
-		probes = runx_plan_probes_default();
+	probes = &all;
 	memset(plan, 0, sizeof(*plan));
 	copy_parts(opts, plan);
 	int r = check_report(opts->report_path, probes, err, errsize);
@@ -254,6 +341,9 @@ int runx_plan_make(const struct runx_options *opts,
 		return -EINVAL;
 	plan->scope.kind = kind;
 	plan->launch.backend = opts->launch;
+	r = runx_plan_identity(opts, probes, &plan->identity, err, errsize);
+	if (r < 0)
+		return r;
 	r = probes->resolve(opts->command[0], plan->launch.path,
 			    sizeof(plan->launch.path));
 	if (r < 0) {
@@ -262,5 +352,6 @@ int runx_plan_make(const struct runx_options *opts,
 	}
 	if (kind == RUNX_SCOPE_AUTO)
 		decide_auto(plan, opts->launch, probes);
-	return decide_backend(plan, opts->launch, probes, err, errsize);
+	r = decide_backend(plan, opts->launch, probes, err, errsize);
+	return r < 0 ? r : finish_identity(opts, plan, err, errsize);
 }

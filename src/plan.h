@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "identity.h"
 #include "kinds.h"
 #include "options.h"
 #include "redirect.h"
@@ -69,6 +70,7 @@ struct runx_plan {
 	struct runx_redirects redirects;
 	struct runx_report_policy report;
 	struct runx_attempts_policy attempts;
+	struct runx_identity identity; /* the command's user and settings */
 };
 
 /*
@@ -79,13 +81,25 @@ struct runx_plan {
  *   clone3: true if the kernel has clone3(2);
  *   resolve: finds the command as runx_resolve_command() (path.h);
  *   report_dir: 0 if the report file can be written (report_file.h's
- *           runx_report_check()), else -errno.
+ *           runx_report_check()), else -errno;
+ *   passwd, group: the files --user reads (/etc/passwd, /etc/group);
+ *   capable: runx_capable() (identity.h): CAP_SETUID, CAP_SETGID for
+ *           --user, CAP_SYS_RESOURCE to raise a hard limit;
+ *   getrlimit: runx's own limit of a resource, getrlimit(2): 0 or -errno;
+ *   is_dir: 0 if --chdir's DIR is a directory runx can see, else -errno
+ *           (-ENOTDIR, -ENOENT, ...).
+ * A NULL member is the default one (tests give only what they fake).
  */
 struct runx_plan_probes {
 	int (*cgroup)(char *why, size_t whysize);
 	bool (*clone3)(void);
 	int (*resolve)(const char *name, char *buf, size_t size);
 	int (*report_dir)(const char *path);
+	const char *passwd;
+	const char *group;
+	bool (*capable)(int cap);
+	int (*getrlimit)(int resource, struct rlimit *rl);
+	int (*is_dir)(const char *path);
 };
 
 /* The probes of the machine runx runs on. */
@@ -100,13 +114,17 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
  *     --foreground implies the tree scope (cgroup or child may be given
  *     instead; group, pidns and auto are refused); --wait-all needs more
  *     than the child scope; --merge and --stderr are exclusive;
+ *   - the identity (runx_plan_identity()): --user looked up, --rlimit,
+ *     --chdir checked;
  *   - the command is resolved in PATH: a failure is no error here
  *     (plan->launch.resolve_errno: the run ends as 126/127);
  *   - auto is cgroup if a job cgroup can be made, else tree;
  *   - the backend: --launch, else vfork; clone3 (CLONE_INTO_CGROUP, Linux
  *     5.7) for the cgroup scope, fork where the kernel lacks clone3
  *     (ENOSYS); posix_spawn cannot start a child in a cgroup before glibc
- *     2.39 (refused).
+ *     2.39 (refused), nor apply an identity (refused);
+ *   - with --chdir, a relative command path is made absolute (it was
+ *     found from runx's directory).
  * Borrows opts (argv and paths are pointed to, not copied).  Returns 0,
  * or -errno (-EINVAL bad combination, -ENOTSUP, -ENOSYS, or the report's
  * -errno) with a one-line message in err; acquires nothing either way.
@@ -114,5 +132,22 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
 int runx_plan_make(const struct runx_options *opts,
 		   const struct runx_plan_probes *probes,
 		   struct runx_plan *plan, char *err, size_t errsize);
+
+/*
+ * The identity part of the plan, from --user, --rlimit, --chdir, --umask
+ * and --no-new-privs (runx(1), IDENTITY AND SETTINGS), asking the machine
+ * through probes (every member set).  Refused: a USER or GROUP that is no
+ * number and not in probes->passwd / probes->group (or the file cannot be
+ * read), an empty USER or GROUP, more than RUNX_GROUPS_MAX groups, --user
+ * without CAP_SETUID and CAP_SETGID, SOFT above HARD, a HARD above runx's
+ * own hard limit without CAP_SYS_RESOURCE, a --chdir that is no directory.
+ * A USER number with an entry is that entry's user; without one, its
+ * group is GROUP or the same number, and it has no supplementary group.
+ * Borrows opts (chdir points into it).  Returns 0 or -errno (-EINVAL,
+ * -EPERM, -ENOENT, -E2BIG, ...) with a one-line message in err.
+ */
+int runx_plan_identity(const struct runx_options *opts,
+		       const struct runx_plan_probes *probes,
+		       struct runx_identity *id, char *err, size_t errsize);
 
 #endif

@@ -67,25 +67,44 @@ static int plan(struct runx_run *run)
 	return 0;
 }
 
+/* True if entry ("NAME=value") sets one of the variables in set. */
+static bool replaced(const char *entry, char *const *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strcspn(set[i], "=") + 1;
+
+		if (strncmp(entry, set[i], len) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The command's environment: runx's own with RUNX_ATTEMPT=N (runx(1),
- * ATTEMPTS) in place of any RUNX_ATTEMPT it had; run->attempt_var is
- * rewritten before each attempt.  0 or -ENOMEM.
+ * ATTEMPTS) in place of any RUNX_ATTEMPT it had, and with --user the
+ * plan's HOME, USER and LOGNAME in place of runx's (IDENTITY AND
+ * SETTINGS); run->attempt_var is rewritten before each attempt.  0 or
+ * -ENOMEM.
  */
 static int build_env(struct runx_run *run)
 {
-	static const char var[] = "RUNX_ATTEMPT=";
-	size_t n = 0, k = 0;
+	struct runx_identity *id = &run->plan.identity;
+	char *set[4] = {run->attempt_var, id->env_home, id->env_user,
+			id->env_logname};
+	size_t n = 0, k = 0, nset = id->set_user ? 4 : 1;
 
+	strcpy(run->attempt_var, "RUNX_ATTEMPT=");
 	while (environ[n] != NULL)
 		n++;
-	run->envp = malloc((n + 2) * sizeof(*run->envp));
+	run->envp = malloc((n + nset + 1) * sizeof(*run->envp));
 	if (run->envp == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], var, sizeof(var) - 1) != 0)
+		if (!replaced(environ[i], set, nset))
 			run->envp[k++] = environ[i];
-	run->envp[k++] = run->attempt_var;
+	for (size_t i = 0; i < nset; i++)
+		if (set[i][strcspn(set[i], "=") + 1] != '\0' || i == 0)
+			run->envp[k++] = set[i];
 	run->envp[k] = NULL;
 	return 0;
 }

@@ -28,8 +28,9 @@ LONG_OPTS=(--timeout --signal --kill-after --grace --preserve-status
 	--wait-all --stop-signals --launch --close-fds --stdin --stdout --stderr
 	--append --merge --verbose --report --help --version --memory-max
 	--pids-max --cpu-max --attempts --retry-on --retry-delay --backoff
-	--retry-delay-max --jitter --total-timeout --success-exit)
-SHORT_OPTS=(-t -s -k -p -G -C -i -o -e -a -m -v -h -V)
+	--retry-delay-max --jitter --total-timeout --success-exit --user
+	--no-new-privs --rlimit --chdir --umask)
+SHORT_OPTS=(-t -s -k -p -G -C -i -o -e -a -m -v -u -h -V)
 SCOPES=(child group tree cgroup pidns auto)
 BACKENDS=(posix_spawn fork vfork clone3)
 

@@ -898,6 +898,41 @@ START_TEST(total_timeout_zero_means_no_limit)
 }
 END_TEST
 
+START_TEST(identity_options_set_their_fields)
+{
+	const char *words[] = {"-u",
+			       "app:staff",
+			       "--rlimit=nofile=100:200",
+			       "--rlimit=core=unlimited",
+			       "--rlimit=nofile=5", /* replaces the first */
+			       "--chdir=/srv",
+			       "--umask=027",
+			       "--no-new-privs",
+			       "cmd",
+			       NULL};
+	struct runx_options got;
+
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_OK);
+	ck_assert_str_eq(got.user, "app:staff");
+	ck_assert_str_eq(got.chdir_path, "/srv");
+	ck_assert_int_eq(got.umask, 027);
+	ck_assert(got.no_new_privs);
+	ck_assert_int_eq(got.nrlimits, 2);
+	ck_assert_int_eq(got.rlimits[0].resource, RLIMIT_NOFILE);
+	ck_assert(got.rlimits[0].rl.rlim_cur == 5);
+	ck_assert(got.rlimits[0].rl.rlim_max == 5);
+	ck_assert_str_eq(got.rlimit_text[0], "--rlimit=nofile=5" + 9);
+	ck_assert_int_eq(got.rlimits[1].resource, RLIMIT_CORE);
+	ck_assert(got.rlimits[1].rl.rlim_cur == RLIM_INFINITY);
+	ck_assert(got.rlimits[1].rl.rlim_max == RLIM_INFINITY);
+	ck_assert_int_eq(parse_words((const char *[]){"cmd", NULL}, &got),
+			 RUNX_PARSE_OK);
+	ck_assert_ptr_null(got.user);
+	ck_assert_int_eq(got.umask, -1);
+	ck_assert_int_eq(got.nrlimits, 0);
+}
+END_TEST
+
 START_TEST(bad_command_lines_fail_with_a_message_naming_the_bad_text)
 {
 	struct runx_options got;
@@ -956,6 +991,29 @@ static const struct {
     {{"--stop-signals=TERM,\x7f", "cmd"},
      "invalid signal '\\x7f' in --stop-signals"},
     {{"--bogus\n", "cmd"}, "unknown option '--bogus\\n'"},
+    {{"--umask=8", "cmd"}, "invalid umask '8' (octal, 0 to 0777)"},
+    {{"--umask=1000", "cmd"}, "invalid umask '1000' (octal, 0 to 0777)"},
+    {{"--umask=", "cmd"}, "invalid umask '' (octal, 0 to 0777)"},
+    {{"--rlimit=files=1", "cmd"},
+     "invalid --rlimit 'files=1' (RES=SOFT[:HARD], RES one of as core cpu "
+     "data fsize memlock msgqueue nice nofile nproc rss rtprio rttime "
+     "sigpending stack)"},
+    {{"--rlimit=nofile", "cmd"},
+     "invalid --rlimit 'nofile' (RES=SOFT[:HARD], RES one of as core cpu "
+     "data fsize memlock msgqueue nice nofile nproc rss rtprio rttime "
+     "sigpending stack)"},
+    {{"--rlimit=nofile=", "cmd"},
+     "invalid --rlimit 'nofile=' (SOFT and HARD: a number or unlimited)"},
+    {{"--rlimit=nofile=1:", "cmd"},
+     "invalid --rlimit 'nofile=1:' (SOFT and HARD: a number or unlimited)"},
+    {{"--rlimit=nofile=-1", "cmd"},
+     "invalid --rlimit 'nofile=-1' (SOFT and HARD: a number or unlimited)"},
+    {{"--rlimit=nofile=1:2:3", "cmd"},
+     "invalid --rlimit 'nofile=1:2:3' (SOFT and HARD: a number or "
+     "unlimited)"},
+    {{"--rlimit=core=unlimitedx", "cmd"},
+     "invalid --rlimit 'core=unlimitedx' (SOFT and HARD: a number or "
+     "unlimited)"},
     {{"-\n", "cmd"}, "unknown option '-\\n'"},
 };
 
@@ -1084,6 +1142,7 @@ static Suite *options_suite(void)
 	tcase_add_test(accept, attempt_options_set_the_attempts_policy);
 	tcase_add_test(accept, attempt_options_default_as_the_man_page_says);
 	tcase_add_test(accept, total_timeout_zero_means_no_limit);
+	tcase_add_test(accept, identity_options_set_their_fields);
 	suite_add_tcase(s, accept);
 
 	add_table_test(

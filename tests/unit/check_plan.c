@@ -41,9 +41,12 @@ static bool fake_clone3(void)
 	return clone3_answer;
 }
 
+static bool resolve_relative; /* the command is found as fake/bin/NAME */
+
 static int fake_resolve(const char *name, char *buf, size_t size)
 {
-	snprintf(buf, size, "/fake/bin/%s", name);
+	snprintf(buf, size, "%s/bin/%s", resolve_relative ? "fake" : "/fake",
+		 name);
 	return resolve_answer;
 }
 
@@ -53,8 +56,42 @@ static int fake_report_dir(const char *path)
 	return report_answer;
 }
 
-static const struct runx_plan_probes fake = {fake_cgroup, fake_clone3,
-					     fake_resolve, fake_report_dir};
+static bool capable_answer; /* runx has every capability asked for */
+static rlim_t hard_now;	    /* runx's own hard limit, every resource */
+static int dir_answer;	    /* --chdir: 0 or -errno */
+
+static bool fake_capable(int cap)
+{
+	(void)cap;
+	return capable_answer;
+}
+
+static int fake_getrlimit(int resource, struct rlimit *rl)
+{
+	(void)resource;
+	rl->rlim_cur = rl->rlim_max = hard_now;
+	return 0;
+}
+
+static int fake_is_dir(const char *path)
+{
+	(void)path;
+	return dir_answer;
+}
+
+static char passwd_path[96], group_path[96];
+
+static struct runx_plan_probes fake = {
+    .cgroup = fake_cgroup,
+    .clone3 = fake_clone3,
+    .resolve = fake_resolve,
+    .report_dir = fake_report_dir,
+    .passwd = passwd_path,
+    .group = group_path,
+    .capable = fake_capable,
+    .getrlimit = fake_getrlimit,
+    .is_dir = fake_is_dir,
+};
 
 static struct runx_options opts;
 static struct runx_plan plan;
@@ -68,6 +105,11 @@ static void setup(void)
 	resolve_answer = 0;
 	report_answer = 0;
 	cgroup_asked = 0;
+	capable_answer = true;
+	hard_now = 1024;
+	dir_answer = 0;
+	snprintf(passwd_path, sizeof(passwd_path), "/nonexistent/passwd");
+	snprintf(group_path, sizeof(group_path), "/nonexistent/group");
 	memset(err, 'X', sizeof(err) - 1);
 	err[sizeof(err) - 1] = '\0';
 }
@@ -338,6 +380,140 @@ START_TEST(report_paths_are_checked_on_the_file_system)
 }
 END_TEST
 
+/* A passwd and a group file of the test's own, in dir. */
+static void identity_files(void)
+{
+	FILE *f;
+
+	make_dir();
+	snprintf(passwd_path, sizeof(passwd_path), "%s/passwd", dir);
+	snprintf(group_path, sizeof(group_path), "%s/group", dir);
+	f = fopen(passwd_path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("app:x:1000:1000::/home/app:/bin/sh\n"
+	      "svc:x:1001:1001::/srv:/bin/sh\n",
+	      f);
+	fclose(f);
+	f = fopen(group_path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("app:x:1000:\nstaff:x:50:app\nsvc:x:1001:\ndocker:x:999:app\n",
+	      f);
+	fclose(f);
+}
+
+START_TEST(user_by_name_has_its_groups_and_environment)
+{
+	const struct runx_identity *id = &plan.identity;
+
+	identity_files();
+	ck_assert_int_eq(plan_words((const char *[]){"--user=app", NULL}), 0);
+	ck_assert(id->set_user && id->has_entry);
+	ck_assert_int_eq(id->uid, 1000);
+	ck_assert_int_eq(id->gid, 1000);
+	ck_assert_uint_eq(id->ngroups, 3);
+	ck_assert_int_eq(id->groups[1], 50);
+	ck_assert_int_eq(id->groups[2], 999);
+	ck_assert_str_eq(id->env_home, "HOME=/home/app");
+	ck_assert_str_eq(id->env_user, "USER=app");
+	ck_assert_str_eq(id->env_logname, "LOGNAME=app");
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--user=1000:staff", NULL}), 0);
+	ck_assert_int_eq(id->uid, 1000);
+	ck_assert_int_eq(id->gid, 50);
+	ck_assert_uint_eq(id->ngroups, 2); /* 50 first, then 999 */
+	ck_assert_int_eq(plan_words((const char *[]){"--user=4242:7", NULL}),
+			 0);
+	ck_assert(id->set_user && !id->has_entry);
+	ck_assert_int_eq(id->uid, 4242);
+	ck_assert_int_eq(id->gid, 7);
+	ck_assert_uint_eq(id->ngroups, 0);
+	ck_assert_str_eq(id->env_home, "HOME=/");
+	ck_assert_int_eq(plan_words((const char *[]){"--user=4242", NULL}), 0);
+	ck_assert_int_eq(id->gid, 4242);
+	remove_dir();
+}
+END_TEST
+
+/* Identity options the plan refuses, and the whole message. */
+static const struct {
+	const char *words[4];
+	const char *message;
+} identity_refused[] = {
+    {{"--user=nobody"},
+     "--user: unknown user 'nobody' (not in '/fake/passwd')"},
+    {{"--user=app:wheel\n"},
+     "--user: unknown group 'wheel\\n' (not in '/fake/group')"},
+    {{"--user=:staff"}, "--user=':staff': a GROUP needs a USER (USER:GROUP)"},
+    {{"--user=app:"}, "--user='app:': empty GROUP after the colon"},
+    {{"--rlimit=nofile=10:5"}, "--rlimit='nofile=10:5': SOFT is above HARD"},
+    {{"--rlimit=core=unlimited:5"},
+     "--rlimit='core=unlimited:5': SOFT is above HARD"},
+    {{"--rlimit=nofile=10:2048"},
+     "--rlimit='nofile=10:2048': HARD is above runx's own hard limit "
+     "(1024), which only CAP_SYS_RESOURCE may raise"},
+    {{"--launch=posix_spawn", "--umask=022"},
+     "--launch=posix_spawn cannot apply --umask: it runs no code of runx's "
+     "in the child; use --launch=vfork (the default), fork or clone3"},
+    {{"--launch=posix_spawn", "--kill-scope=pidns", "--no-new-privs"},
+     "--launch=posix_spawn cannot apply --no-new-privs"},
+};
+
+START_TEST(identity_refusals_name_the_value)
+{
+	identity_files();
+	capable_answer = false; /* no CAP_SYS_RESOURCE; names checked first */
+	int r = plan_words(identity_refused[_i].words);
+	remove_dir();
+	ck_assert_int_lt(r, 0);
+	char want[512];
+	snprintf(want, sizeof(want), "%s", identity_refused[_i].message);
+	/* the test's files stand where the messages say /fake/... */
+	char *at = strstr(err, dir);
+	if (at != NULL) {
+		char fixed[512];
+		snprintf(fixed, sizeof(fixed), "%.*s/fake%s", (int)(at - err),
+			 err, at + strlen(dir));
+		snprintf(err, sizeof(err), "%s", fixed);
+	}
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0,
+		      "message '%s', want '%s'", err, want);
+}
+END_TEST
+
+START_TEST(user_without_setid_capabilities_is_refused)
+{
+	identity_files();
+	capable_answer = false;
+	ck_assert_int_eq(plan_words((const char *[]){"--user=app", NULL}),
+			 -EPERM);
+	remove_dir();
+	ck_assert_msg(strstr(err, "--user='app': runx is not allowed to change "
+				  "identity") != NULL,
+		      "message '%s'", err);
+}
+END_TEST
+
+START_TEST(chdir_must_be_a_directory_and_the_command_absolute)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 16];
+
+	dir_answer = -ENOTDIR;
+	ck_assert_int_eq(plan_words((const char *[]){"--chdir=f\tx", NULL}),
+			 -ENOTDIR);
+	ck_assert_str_eq(err, "--chdir='f\\tx': Not a directory");
+	dir_answer = 0;
+	resolve_relative = true;
+	ck_assert_int_eq(plan_words((const char *[]){"--chdir=/", NULL}), 0);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/fake/bin/cmd", cwd);
+	ck_assert_str_eq(plan.launch.path, want);
+	ck_assert_int_eq(plan_words((const char *[]){"--umask=0", NULL}), 0);
+	ck_assert_str_eq(plan.launch.path, "fake/bin/cmd");
+	ck_assert_int_eq(plan.identity.umask, 0);
+	resolve_relative = false;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -356,6 +532,12 @@ int main(void)
 	tcase_add_test(rules, a_report_that_cannot_be_written_is_refused_first);
 	tcase_add_test(rules, the_stop_policy_is_the_options);
 	tcase_add_test(rules, report_paths_are_checked_on_the_file_system);
+	tcase_add_test(rules, user_by_name_has_its_groups_and_environment);
+	add_table_test(rules, identity_refusals_name_the_value,
+		       identity_refused);
+	tcase_add_test(rules, user_without_setid_capabilities_is_refused);
+	tcase_add_test(rules,
+		       chdir_must_be_a_directory_and_the_command_absolute);
 	suite_add_tcase(s, rules);
 	return run_suite(s);
 }
