@@ -113,11 +113,113 @@ static void name_controllers(unsigned bits, char *names, size_t nsize,
 		}
 }
 
+/*
+ * The bits of the controllers bound to a cgroup v1 hierarchy: a non-zero
+ * "hierarchy" column in /proc/cgroups (cgroups(7); 0 for cgroup v2).
+ */
+static unsigned controllers_on_v1(void)
+{
+	char name[64];
+	int hierarchy, n, on;
+	unsigned bits = 0;
+	FILE *f = fopen("/proc/cgroups", "re");
+
+	if (f == NULL)
+		return 0;
+	fscanf(f, "%*[^\n]\n"); /* the header */
+	while (fscanf(f, "%63s %d %d %d", name, &hierarchy, &n, &on) == 4)
+		for (int i = 0; i < CTL_COUNT; i++)
+			if (hierarchy != 0 &&
+			    strcmp(name, controller_names[i]) == 0)
+				bits |= 1u << i;
+	fclose(f);
+	return bits;
+}
+
+/*
+ * Where the cgroup v1 hierarchy of controller name is mounted (the mount
+ * point of a "cgroup" file system whose options hold name, from
+ * /proc/self/mountinfo, proc(5)), into mnt; "" if runx sees none.
+ */
+static void v1_mount(const char *name, char *mnt, size_t size)
+{
+	char line[1024], point[512], fstype[64], opts[512];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	mnt[0] = '\0';
+	if (f == NULL)
+		return;
+	while (mnt[0] == '\0' && fgets(line, sizeof(line), f) != NULL) {
+		const char *dash = strstr(line, " - ");
+		if (dash == NULL ||
+		    sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
+		    sscanf(dash + 3, "%63s %*s %511s", fstype, opts) != 2 ||
+		    strcmp(fstype, "cgroup") != 0)
+			continue;
+		for (char *o = strtok(opts, ","); o != NULL;
+		     o = strtok(NULL, ","))
+			if (strcmp(o, name) == 0)
+				snprintf(mnt, size, "%s", point);
+	}
+	fclose(f);
+}
+
+/*
+ * The refusal of limits whose controllers (missing) runx's cgroup own
+ * does not offer, with advice that can work on this host: a controller
+ * bound to cgroup v1 cannot be delegated in cgroup v2 at all; systemd-run
+ * is named only where systemd is the init (/run/systemd/system, as
+ * sd_booted(3) tests).
+ */
+static void refuse_missing(const char *own, const char *text, unsigned missing,
+			   char *err, size_t errsize)
+{
+	char names[64], opts[64], mnt[512];
+	unsigned v1 = missing & controllers_on_v1();
+	const char *are;
+
+	name_controllers(v1 ? v1 : missing, names, sizeof(names), opts,
+			 sizeof(opts));
+	are = strchr(names, ',') ? "s are" : " is";
+	if (v1 != 0) {
+		char list[64] = ""; /* cgroup_no_v1= takes "memory,pids" */
+		mnt[0] = '\0';
+		for (int i = 0; i < CTL_COUNT; i++)
+			if (v1 & (1u << i)) {
+				if (mnt[0] == '\0') /* the first one's */
+					v1_mount(controller_names[i], mnt,
+						 sizeof(mnt));
+				snprintf(list + strlen(list),
+					 sizeof(list) - strlen(list), "%s%s",
+					 list[0] ? "," : "",
+					 controller_names[i]);
+			}
+		snprintf(err, errsize,
+			 "%s: the %s controller%s on cgroup v1 on this host "
+			 "(mounted at '%s'), and runx's limits need cgroup v2: "
+			 "boot with cgroup_no_v1=%s (or "
+			 "systemd.unified_cgroup_hierarchy=1), or run runx "
+			 "where cgroup v2 is the only hierarchy",
+			 opts, names, are, mnt[0] ? mnt : "?", list);
+		return;
+	}
+	snprintf(
+	    err, errsize,
+	    "%s: the cgroup v2 %s controller%s not offered to runx's "
+	    "cgroup '%s' (its cgroup.controllers: '%s'); %s",
+	    opts, names, are, own, text,
+	    access("/run/systemd/system", F_OK) == 0
+		? "run runx in a cgroup delegated to you, e.g. "
+		  "'systemd-run --user --scope -p Delegate=yes runx ...'"
+		: "enable it in the parent cgroups' cgroup.subtree_control, "
+		  "or run runx in a cgroup delegated to you");
+}
+
 int runx_cgroup_check_controllers(const char *own,
 				  const struct runx_cgroup_limits *l, char *err,
 				  size_t errsize)
 {
-	char text[256], names[64], opts[64];
+	char text[256];
 	unsigned have = 0, missing;
 	int r = read_controllers(own, "cgroup.controllers", text, sizeof(text),
 				 &have);
@@ -131,14 +233,7 @@ int runx_cgroup_check_controllers(const char *own,
 	missing = needed_controllers(l) & ~have;
 	if (missing == 0)
 		return 0;
-	name_controllers(missing, names, sizeof(names), opts, sizeof(opts));
-	snprintf(err, errsize,
-		 "%s: the cgroup v2 %s controller%s not offered to runx's "
-		 "cgroup '%s' (its cgroup.controllers: '%s'; on hosts with "
-		 "cgroup v1 controllers it lives there); run runx in a cgroup "
-		 "delegated to you, e.g. 'systemd-run --user --scope -p "
-		 "Delegate=yes runx ...'",
-		 opts, names, strchr(names, ',') ? "s are" : " is", own, text);
+	refuse_missing(own, text, missing, err, errsize);
 	return -ENOTSUP;
 }
 

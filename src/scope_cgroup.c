@@ -45,10 +45,20 @@ struct cgroup_scope {
 #define HAS_CG(s)                                                              \
 	((s)->priv != NULL && ((struct cgroup_scope *)(s)->priv)->has_cgroup)
 
-static const char delegate_hint[] =
-    "; run runx in a cgroup delegated to you, e.g. "
-    "'systemd-run --user --scope -p Delegate=yes runx ...', "
-    "or use --kill-scope=tree";
+/*
+ * What to do without a writable cgroup, as advice that can work here:
+ * systemd-run only where systemd is the init (/run/systemd/system, as
+ * sd_booted(3) tests).
+ */
+static const char *delegate_hint(void)
+{
+	if (access("/run/systemd/system", F_OK) == 0)
+		return "; run runx in a cgroup delegated to you, e.g. "
+		       "'systemd-run --user --scope -p Delegate=yes runx ...', "
+		       "or use --kill-scope=tree";
+	return "; run runx in a cgroup delegated to you (one whose directory "
+	       "and cgroup.procs are yours), or use --kill-scope=tree";
+}
 
 int runx_scope_cgroup_probe(char *why, size_t whysize)
 {
@@ -121,7 +131,7 @@ static int cgroup_prepare(struct runx_scope *s,
 		snprintf(err, errsize,
 			 "no writable cgroup v2: no cgroup2 mount holds runx's "
 			 "cgroup (%s)%s",
-			 strerror(-r), delegate_hint);
+			 strerror(-r), delegate_hint());
 		return r;
 	}
 	if (limits != NULL)
@@ -133,7 +143,7 @@ static int cgroup_prepare(struct runx_scope *s,
 		snprintf(err, errsize, "%s: %s%s",
 			 fds ? "cannot set up the cgroup scope"
 			     : "no writable cgroup v2",
-			 why, fds ? " (raise ulimit -n)" : delegate_hint);
+			 why, fds ? " (raise ulimit -n)" : delegate_hint());
 		return r;
 	}
 	cs->has_cgroup = true;

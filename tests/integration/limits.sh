@@ -5,7 +5,9 @@
 # controller in runx's cgroup v2: where cgroup.controllers of runx's cgroup
 # lacks it (hosts whose memory/pids/cpu are on cgroup v1, as the
 # development machine's): 125 naming the option, the controller and
-# systemd-run's Delegate=yes, nothing started, no runx-* cgroup left; where
+# advice that can work here (on cgroup v1: its mount and cgroup_no_v1=;
+# systemd-run's Delegate=yes only where systemd is the init), nothing
+# started, no runx-* cgroup left; where
 # it is offered, the job's cgroup has the limit when the command starts and
 # nothing is left after.  The limits at work (OOM kills, fork storms, CPU
 # throttling) are tested in the pure cgroup v2 guest: tests/vm/limits.sh.
@@ -61,7 +63,7 @@ offered() {
 MEMORY_BAD=('' -1 -0 lots 1.5 24Q 99999999999T 0x10)
 PIDS_BAD=('' -1 0 lots 1.5 99999999999999999999)
 CPU_BAD=('' -1 0 lots nan 0.0001x 99999999999999999999)
-# 5 per bad value, 3 x 3 scopes; per limit 6 where its controller is not
+# 5 per bad value, 3 x 3 scopes; per limit 7 where its controller is not
 # offered (the refusal), else 3; 4 for all three at once where one is
 # missing; 4 missing commands
 n_limits=0 missing=""
@@ -69,7 +71,7 @@ for c in memory pids cpu; do
 	if offered "$c"; then
 		n_limits=$((n_limits + 3))
 	else
-		n_limits=$((n_limits + 6))
+		n_limits=$((n_limits + 7))
 		missing="$missing${missing:+, }$c"
 	fi
 done
@@ -92,6 +94,22 @@ for scope in tree group child; do
 done
 
 # --- each limit: refused where the controller is not offered, else set ---------
+# on_v1 CONTROLLER: the host binds it to a cgroup v1 hierarchy
+# (/proc/cgroups, cgroups(7)).
+on_v1() {
+	awk -v c="$1" '$1 == c && $2 != 0 { found = 1 } END { exit !found }' /proc/cgroups
+}
+
+# v1_mount CONTROLLER: the mount point of its cgroup v1 hierarchy.
+v1_mount() {
+	awk -v c="$1" '{
+		for (i = 1; $i != "-"; i++) {}
+		if ($(i + 1) != "cgroup") next
+		n = split($(i + 3), o, ",")
+		for (k = 1; k <= n; k++) if (o[k] == c) { print $5; exit }
+	}' /proc/self/mountinfo
+}
+
 # limit OPTION CONTROLLER FILE EXPECTED: see the header.
 limit() {
 	local opt=$1 ctl=$2 file=$3 want=$4 value
@@ -99,10 +117,29 @@ limit() {
 		diag "runx's cgroup ($CGOWN) does not offer $ctl: the refusal is tested"
 		run_limited "$opt"
 		assert_eq "$opt, no $ctl controller: exit status 125" 125 "$S"
-		assert_match "$opt, no $ctl controller: the message names the option and the controller" \
-			"^runx: ${opt%%=*}: the cgroup v2 $ctl controller is not offered to runx's cgroup" "$ERR"
-		assert_match "$opt, no $ctl controller: the message says what to do" \
-			"systemd-run --user --scope -p Delegate=yes" "$ERR"
+		if on_v1 "$ctl"; then
+			# advice that can work here: no cgroup v2 delegation can
+			assert_match "$opt, no $ctl controller: the message says it is on cgroup v1, and where" \
+				"^runx: ${opt%%=*}: the $ctl controller is on cgroup v1 on this host \(mounted at '$(v1_mount "$ctl")'\)" "$ERR"
+			assert_match "$opt, no $ctl controller: the message says what can work (cgroup_no_v1=$ctl)" \
+				"boot with cgroup_no_v1=$ctl " "$ERR"
+		else
+			assert_match "$opt, no $ctl controller: the message names the option and the controller" \
+				"^runx: ${opt%%=*}: the cgroup v2 $ctl controller is not offered to runx's cgroup" "$ERR"
+			if [ -d /run/systemd/system ]; then
+				assert_match "$opt, no $ctl controller: the message says what to do (systemd is the init)" \
+					"systemd-run --user --scope -p Delegate=yes" "$ERR"
+			else
+				assert_match "$opt, no $ctl controller: the message says what to do" \
+					"enable it in the parent cgroups' cgroup.subtree_control" "$ERR"
+			fi
+		fi
+		if [ ! -d /run/systemd/system ]; then
+			assert_false "$opt, no $ctl controller: no systemd-run advice without systemd" \
+				grep -q systemd-run <<<"$ERR"
+		else
+			ok "$opt, no $ctl controller: systemd is the init here (its advice may be given)"
+		fi
 		assert_eq "$opt, no $ctl controller: one line of message" 1 \
 			"$(printf '%s\n' "$ERR" | wc -l)"
 		assert_false "$opt, no $ctl controller: the command did not start" \
@@ -130,8 +167,17 @@ limit --cpu-max=0.5 cpu cpu.max "50000 100000"
 if [ -n "$missing" ]; then
 	run_limited --memory-max=1G --pids-max=100 --cpu-max=2
 	assert_eq "all three limits, missing $missing: 125" 125 "$S"
-	assert_match "all three limits: the message names every missing controller ($missing)" \
-		"the cgroup v2 $missing controllers? (is|are) not offered" "$ERR"
+	missing_v1=""
+	for c in memory pids cpu; do
+		case ", $missing, " in *", $c, "*) on_v1 "$c" && missing_v1="$missing_v1${missing_v1:+, }$c" ;; esac
+	done
+	if [ -n "$missing_v1" ]; then
+		assert_match "all three limits: the message names every missing controller on cgroup v1 ($missing_v1)" \
+			"the $missing_v1 controllers? (is|are) on cgroup v1 on this host" "$ERR"
+	else
+		assert_match "all three limits: the message names every missing controller ($missing)" \
+			"the cgroup v2 $missing controllers? (is|are) not offered" "$ERR"
+	fi
 	assert_false "all three limits: the command did not start" test -e "$TMPD/started"
 	no_runx_cgroup "all three limits: no runx-* cgroup left" "$RPID"
 fi
