@@ -315,6 +315,18 @@ static bool has_capabilities(void)
 		data[1].permitted) != 0;
 }
 
+/* 32-bit ids: where the plain calls take 16-bit ones (i386, arm), the
+ * kernel has *32 variants (syscalls(2)). */
+#ifdef SYS_setresuid32
+#define SYS_SETGROUPS SYS_setgroups32
+#define SYS_SETRESGID SYS_setresgid32
+#define SYS_SETRESUID SYS_setresuid32
+#else
+#define SYS_SETGROUPS SYS_setgroups
+#define SYS_SETRESGID SYS_setresgid
+#define SYS_SETRESUID SYS_setresuid
+#endif
+
 /*
  * The drop: groups, then gids, then uids (a uid left root last so the
  * first two are still allowed), each a raw system call.
@@ -322,13 +334,13 @@ static bool has_capabilities(void)
 static int drop(const struct runx_identity *id, const char **step)
 {
 	*step = "setgroups";
-	if (syscall(SYS_setgroups, id->ngroups, id->groups) < 0)
+	if (syscall(SYS_SETGROUPS, id->ngroups, id->groups) < 0)
 		return -1;
 	*step = "setresgid";
-	if (syscall(SYS_setresgid, id->gid, id->gid, id->gid) < 0)
+	if (syscall(SYS_SETRESGID, id->gid, id->gid, id->gid) < 0)
 		return -1;
 	*step = "setresuid";
-	if (syscall(SYS_setresuid, id->uid, id->uid, id->uid) < 0)
+	if (syscall(SYS_SETRESUID, id->uid, id->uid, id->uid) < 0)
 		return -1;
 	*step = "capget";
 	if (id->uid != 0 && has_capabilities()) {
