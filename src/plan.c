@@ -93,11 +93,7 @@ static struct runx_plan_probes complete_probes(const struct runx_plan_probes *p)
 	return c;
 }
 
-/* Writes a one-line message into err; returns error. */
-static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
+int runx_plan_refuse(char *err, size_t errsize, int error, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,10 +111,11 @@ static int limits_imply_cgroup(const struct runx_options *o,
 	if (o->limit_option == NULL)
 		return 0;
 	if (o->scope_given && o->scope != RUNX_SCOPE_CGROUP)
-		return refuse(err, errsize, -EINVAL,
-			      "%s sets a limit on the job's cgroup; it cannot "
-			      "be combined with --kill-scope=%s",
-			      o->limit_option, runx_scope_kind_name(o->scope));
+		return runx_plan_refuse(
+		    err, errsize, -EINVAL,
+		    "%s sets a limit on the job's cgroup; it cannot "
+		    "be combined with --kill-scope=%s",
+		    o->limit_option, runx_scope_kind_name(o->scope));
 	*kind = RUNX_SCOPE_CGROUP;
 	return 0;
 }
@@ -141,11 +138,12 @@ static int foreground_scope(const struct runx_options *o,
 	}
 	if (*kind == RUNX_SCOPE_GROUP || *kind == RUNX_SCOPE_PIDNS ||
 	    *kind == RUNX_SCOPE_AUTO)
-		return refuse(err, errsize, -EINVAL,
-			      "--foreground keeps the command in runx's "
-			      "process group; it cannot be combined with "
-			      "--kill-scope=%s (use tree, cgroup or child)",
-			      runx_scope_kind_name(*kind));
+		return runx_plan_refuse(
+		    err, errsize, -EINVAL,
+		    "--foreground keeps the command in runx's "
+		    "process group; it cannot be combined with "
+		    "--kill-scope=%s (use tree, cgroup or child)",
+		    runx_scope_kind_name(*kind));
 	return 0;
 }
 
@@ -160,14 +158,16 @@ static int asked_scope(const struct runx_options *o, enum runx_scope_kind *kind,
 	    foreground_scope(o, kind, err, errsize) < 0)
 		return -EINVAL;
 	if (o->wait_all && *kind == RUNX_SCOPE_CHILD)
-		return refuse(err, errsize, -EINVAL,
-			      "--wait-all needs a scope larger than the child "
-			      "(--kill-scope=group, tree, cgroup or pidns)");
+		return runx_plan_refuse(
+		    err, errsize, -EINVAL,
+		    "--wait-all needs a scope larger than the child "
+		    "(--kill-scope=group, tree, cgroup or pidns)");
 	if (o->merge && o->stderr_path != NULL)
-		return refuse(err, errsize, -EINVAL,
-			      "--merge and --stderr='%s' both say where "
-			      "standard error goes",
-			      runx_quote(o->stderr_path, q, sizeof(q)));
+		return runx_plan_refuse(
+		    err, errsize, -EINVAL,
+		    "--merge and --stderr='%s' both say where "
+		    "standard error goes",
+		    runx_quote(o->stderr_path, q, sizeof(q)));
 	return 0;
 }
 
@@ -215,20 +215,22 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 		    in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;
 	if (lp->backend == RUNX_LAUNCH_CLONE3 && !probes->clone3()) {
 		if (asked == RUNX_LAUNCH_CLONE3)
-			return refuse(err, errsize, -ENOSYS,
-				      "--launch=clone3: clone3 is not "
-				      "available on this system");
+			return runx_plan_refuse(
+			    err, errsize, -ENOSYS,
+			    "--launch=clone3: clone3 is not "
+			    "available on this system");
 		lp->backend = RUNX_LAUNCH_FORK;
 		lp->backend_note =
 		    "clone3 is not available; launching with fork";
 	}
 	const char *refusal = in_cgroup ? cgroup_refusal(lp->backend) : NULL;
 	if (refusal != NULL)
-		return refuse(err, errsize, -ENOTSUP,
-			      "--launch=%s cannot start the command inside "
-			      "its cgroup (%s); use --launch=clone3 or "
-			      "--launch=fork",
-			      runx_launch_kind_name(lp->backend), refusal);
+		return runx_plan_refuse(
+		    err, errsize, -ENOTSUP,
+		    "--launch=%s cannot start the command inside "
+		    "its cgroup (%s); use --launch=clone3 or "
+		    "--launch=fork",
+		    runx_launch_kind_name(lp->backend), refusal);
 	return 0;
 }
 
@@ -256,21 +258,23 @@ static int finish_identity(const struct runx_options *o, struct runx_plan *plan,
 	char cwd[PATH_MAX], abs[PATH_MAX];
 
 	if (option != NULL && lp->backend == RUNX_LAUNCH_POSIX_SPAWN)
-		return refuse(err, errsize, -ENOTSUP,
-			      "--launch=posix_spawn cannot apply %s: it runs "
-			      "no code of runx's in the child; use "
-			      "--launch=vfork (the default), fork or clone3",
-			      option);
+		return runx_plan_refuse(
+		    err, errsize, -ENOTSUP,
+		    "--launch=posix_spawn cannot apply %s: it runs "
+		    "no code of runx's in the child; use "
+		    "--launch=vfork (the default), fork or clone3",
+		    option);
 	if (o->chdir_path == NULL || lp->path[0] == '/')
 		return 0;
 	errno = 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL ||
 	    snprintf(abs, sizeof(abs), "%s/%s", cwd, lp->path) >=
 		(int)sizeof(abs))
-		return refuse(err, errsize, -ENAMETOOLONG,
-			      "--chdir: cannot make the command's path "
-			      "absolute: %s",
-			      strerror(errno != 0 ? errno : ENAMETOOLONG));
+		return runx_plan_refuse(
+		    err, errsize, -ENAMETOOLONG,
+		    "--chdir: cannot make the command's path "
+		    "absolute: %s",
+		    strerror(errno != 0 ? errno : ENAMETOOLONG));
 	memcpy(lp->path, abs, sizeof(lp->path));
 	return 0;
 }
@@ -316,9 +320,9 @@ static int check_report(const char *path, const struct runx_plan_probes *pr,
 	int r = path != NULL ? pr->report_dir(path) : 0;
 
 	if (r < 0)
-		return refuse(err, errsize, r,
-			      "cannot write the report '%s': %s",
-			      runx_quote(path, q, sizeof(q)), strerror(-r));
+		return runx_plan_refuse(
+		    err, errsize, r, "cannot write the report '%s': %s",
+		    runx_quote(path, q, sizeof(q)), strerror(-r));
 	return 0;
 }
 

@@ -134,6 +134,13 @@ int runx_plan_make(const struct runx_options *opts,
 		   struct runx_plan *plan, char *err, size_t errsize);
 
 /*
+ * For the plan's parts: writes a one-line message (printf format fmt) into
+ * err (errsize bytes, truncated) and returns error, a -errno.
+ */
+int runx_plan_refuse(char *err, size_t errsize, int error, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/*
  * The identity part of the plan, from --user, --rlimit, --chdir, --umask
  * and --no-new-privs (runx(1), IDENTITY AND SETTINGS), asking the machine
  * through probes (every member set).  Refused: a USER or GROUP that is no

@@ -8,7 +8,6 @@
 #include "plan.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,20 +23,6 @@
 #ifndef CAP_SYS_RESOURCE
 #define CAP_SYS_RESOURCE 24
 #endif
-
-/* Writes a one-line message into err; returns error. */
-static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int refuse(char *err, size_t errsize, int error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errsize, fmt, ap);
-	va_end(ap);
-	return error;
-}
 
 /* What --user is being planned from, and where the message goes. */
 struct user_query {
@@ -55,14 +40,14 @@ static int not_found(const struct user_query *q, const char *what,
 
 	runx_quote(file, qf, sizeof(qf));
 	if (r < 0 && r != -ENOENT)
-		return refuse(q->err, q->errsize, r,
-			      "--user: cannot read '%s' to find %s '%s': %s",
-			      qf, what, runx_quote(value, qv, sizeof(qv)),
-			      strerror(-r));
-	return refuse(q->err, q->errsize, -ENOENT,
-		      "--user: unknown %s '%s' (%s '%s')", what,
-		      runx_quote(value, qv, sizeof(qv)),
-		      r < 0 ? "there is no" : "not in", qf);
+		return runx_plan_refuse(
+		    q->err, q->errsize, r,
+		    "--user: cannot read '%s' to find %s '%s': %s", qf, what,
+		    runx_quote(value, qv, sizeof(qv)), strerror(-r));
+	return runx_plan_refuse(q->err, q->errsize, -ENOENT,
+				"--user: unknown %s '%s' (%s '%s')", what,
+				runx_quote(value, qv, sizeof(qv)),
+				r < 0 ? "there is no" : "not in", qf);
 }
 
 /* USER (a number or a name) into id, with its entry's HOME etc. */
@@ -122,11 +107,12 @@ static int plan_groups(const struct user_query *q, const char *name,
 				RUNX_GROUPS_MAX, &id->ngroups);
 
 	if (r == -E2BIG)
-		return refuse(q->err, q->errsize, r,
-			      "--user: '%s' is in more than %d groups", name,
-			      RUNX_GROUPS_MAX);
+		return runx_plan_refuse(
+		    q->err, q->errsize, r,
+		    "--user: '%s' is in more than %d groups", name,
+		    RUNX_GROUPS_MAX);
 	if (r < 0 && r != -ENOENT)
-		return refuse(
+		return runx_plan_refuse(
 		    q->err, q->errsize, r, "--user: cannot read '%s': %s",
 		    runx_quote(q->pr->group, qf, sizeof(qf)), strerror(-r));
 	return 0;
@@ -141,18 +127,21 @@ static int split_user(const struct user_query *q, char *user, size_t size,
 
 	*group = q->given[len] == ':' ? q->given + len + 1 : NULL;
 	if (len == 0)
-		return refuse(q->err, q->errsize, -EINVAL,
-			      "--user='%s': a GROUP needs a USER (USER:GROUP)",
-			      runx_quote(q->given, qv, sizeof(qv)));
+		return runx_plan_refuse(
+		    q->err, q->errsize, -EINVAL,
+		    "--user='%s': a GROUP needs a USER (USER:GROUP)",
+		    runx_quote(q->given, qv, sizeof(qv)));
 	if (*group != NULL && **group == '\0')
-		return refuse(q->err, q->errsize, -EINVAL,
-			      "--user='%s': empty GROUP after the colon",
-			      runx_quote(q->given, qv, sizeof(qv)));
+		return runx_plan_refuse(
+		    q->err, q->errsize, -EINVAL,
+		    "--user='%s': empty GROUP after the colon",
+		    runx_quote(q->given, qv, sizeof(qv)));
 	if (len >= size)
-		return refuse(q->err, q->errsize, -ENOENT,
-			      "--user: unknown user '%s' (longer than any "
-			      "user name)",
-			      runx_quote(q->given, qv, sizeof(qv)));
+		return runx_plan_refuse(
+		    q->err, q->errsize, -ENOENT,
+		    "--user: unknown user '%s' (longer than any "
+		    "user name)",
+		    runx_quote(q->given, qv, sizeof(qv)));
 	memcpy(user, q->given, len);
 	user[len] = '\0';
 	return 0;
@@ -172,12 +161,12 @@ static int plan_user(const struct user_query *q, struct runx_identity *id)
 	    (id->has_entry && (r = plan_groups(q, e.name, id)) < 0))
 		return r;
 	if (!q->pr->capable(CAP_SETUID) || !q->pr->capable(CAP_SETGID))
-		return refuse(q->err, q->errsize, -EPERM,
-			      "--user='%s': runx is not allowed to change "
-			      "identity (it runs as uid %u without "
-			      "CAP_SETUID and CAP_SETGID)",
-			      runx_quote(q->given, qv, sizeof(qv)),
-			      (unsigned)geteuid());
+		return runx_plan_refuse(
+		    q->err, q->errsize, -EPERM,
+		    "--user='%s': runx is not allowed to change "
+		    "identity (it runs as uid %u without "
+		    "CAP_SETUID and CAP_SETGID)",
+		    runx_quote(q->given, qv, sizeof(qv)), (unsigned)geteuid());
 	return 0;
 }
 
@@ -202,19 +191,22 @@ static int plan_rlimit(const struct runx_options *o, int i,
 
 	runx_quote(o->rlimit_text[i], qv, sizeof(qv));
 	if (s->rl.rlim_cur > s->rl.rlim_max)
-		return refuse(err, errsize, -EINVAL,
-			      "--rlimit='%s': SOFT is above HARD", qv);
+		return runx_plan_refuse(err, errsize, -EINVAL,
+					"--rlimit='%s': SOFT is above HARD",
+					qv);
 	if ((r = pr->getrlimit(s->resource, &cur)) < 0)
-		return refuse(err, errsize, r,
-			      "--rlimit='%s': cannot read runx's own limit: "
-			      "%s",
-			      qv, strerror(-r));
+		return runx_plan_refuse(
+		    err, errsize, r,
+		    "--rlimit='%s': cannot read runx's own limit: "
+		    "%s",
+		    qv, strerror(-r));
 	if (s->rl.rlim_max > cur.rlim_max && !pr->capable(CAP_SYS_RESOURCE))
-		return refuse(err, errsize, -EPERM,
-			      "--rlimit='%s': HARD is above runx's own hard "
-			      "limit (%s), which only CAP_SYS_RESOURCE may "
-			      "raise",
-			      qv, rlim_text(cur.rlim_max, now, sizeof(now)));
+		return runx_plan_refuse(
+		    err, errsize, -EPERM,
+		    "--rlimit='%s': HARD is above runx's own hard "
+		    "limit (%s), which only CAP_SYS_RESOURCE may "
+		    "raise",
+		    qv, rlim_text(cur.rlim_max, now, sizeof(now)));
 	return 0;
 }
 
@@ -226,8 +218,9 @@ static int plan_chdir(const char *dir, const struct runx_plan_probes *pr,
 	int r = pr->is_dir(dir);
 
 	if (r < 0)
-		return refuse(err, errsize, r, "--chdir='%s': %s",
-			      runx_quote(dir, qv, sizeof(qv)), strerror(-r));
+		return runx_plan_refuse(err, errsize, r, "--chdir='%s': %s",
+					runx_quote(dir, qv, sizeof(qv)),
+					strerror(-r));
 	return 0;
 }
 
