@@ -81,9 +81,7 @@ int runx_scope_signal_command(struct runx_scope *s, int sig)
 	int fd = runx_pidfd_open(cmd, 0);
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -errno;
-	int r = runx_pidfd_send_signal(fd, sig) < 0
-		    ? (errno == ESRCH ? 0 : -errno)
-		    : 1;
+	int r = runx_pidfd_signal_reached(fd, sig);
 	close(fd);
 	return r;
 }

@@ -76,9 +76,7 @@ int runx_scope_signal_child(struct runx_scope *s, int sig)
 {
 	if (s->child_pidfd < 0)
 		return 0;
-	if (runx_pidfd_send_signal(s->child_pidfd, sig) < 0)
-		return errno == ESRCH ? 0 : -errno;
-	return 1;
+	return runx_pidfd_signal_reached(s->child_pidfd, sig);
 }
 
 bool runx_scope_child_alive(const struct runx_scope *s)

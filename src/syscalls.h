@@ -75,6 +75,15 @@ static inline int runx_pidfd_send_signal(int pidfd, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
+/* runx_pidfd_send_signal() as a count: 1 if sent, 0 if the process is gone
+ * (ESRCH), or -errno. */
+static inline int runx_pidfd_signal_reached(int pidfd, int sig)
+{
+	if (runx_pidfd_send_signal(pidfd, sig) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return 1;
+}
+
 /*
  * The part of struct pidfd_info (include/uapi/linux/pidfd.h, Linux 6.13)
  * that runx reads; the kernel fills what fits in the size the ioctl
