@@ -96,7 +96,9 @@ static int build_env(struct runx_run *run)
 	strcpy(run->attempt_var, "RUNX_ATTEMPT=");
 	while (environ[n] != NULL)
 		n++;
-	run->envp = malloc((n + nset + 1) * sizeof(*run->envp));
+	run->envp = n + nset + 1 <= RUNX_ENV_ROOM
+			? run->env_room
+			: malloc((n + nset + 1) * sizeof(*run->envp));
 	if (run->envp == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -119,6 +121,8 @@ static void note_stdin(struct runx_run *run)
 	int fd = run->stdio.source[0] >= 0 ? run->stdio.source[0] : 0;
 	struct stat st;
 
+	if (run->plan.attempts.max == 1)
+		return; /* one attempt: nothing to rewind, no system call */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
 	run->stdin_offset = lseek(fd, 0, SEEK_CUR);
@@ -416,7 +420,8 @@ int runx_run(struct runx_run *run)
 	runx_stdio_close(&run->stdio);
 	runx_supervisor_close(&run->sup);
 	report(run, &run->attempt);
-	free(run->envp);
+	if (run->envp != run->env_room)
+		free(run->envp);
 	free(run->kept);
 	run->envp = NULL;
 	run->kept = NULL;

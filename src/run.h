@@ -22,6 +22,10 @@
 /* Results of earlier attempts kept in full for --report: the last ones. */
 #define RUNX_KEPT_ATTEMPTS 100
 
+/* Environment entries a run holds without malloc(3) (whose first call
+ * costs system calls: start-up makes none it does not need). */
+#define RUNX_ENV_ROOM 256
+
 struct runx_run {
 	const struct runx_options *opts; /* read by the plan only */
 	const sigset_t *orig_mask;	 /* the mask runx started with */
@@ -33,8 +37,10 @@ struct runx_run {
 	struct runx_result *kept;    /* the last RUNX_KEPT_ATTEMPTS results
 				      * (heap), oldest first */
 	int nkept;
-	int kept_room;	       /* entries allocated in kept */
-	char **envp;	       /* environ + RUNX_ATTEMPT (heap) */
+	int kept_room; /* entries allocated in kept */
+	char **envp;   /* environ + RUNX_ATTEMPT: env_room, or
+			* the heap for a larger environment */
+	char *env_room[RUNX_ENV_ROOM];
 	char attempt_var[40];  /* "RUNX_ATTEMPT=N", in envp */
 	int stdin_fd;	       /* a regular file that is the command's
 				* stdin, rewound before each attempt;

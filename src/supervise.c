@@ -460,7 +460,9 @@ static int arm_deadlines(struct supervisor *s)
 	const struct runx_stop_policy *o = s->stop;
 	int64_t start = s->res->start_ns;
 	int64_t at = sup_after(start, o->deadline_ns);
-	int r = disarm_timers(s->fds);
+	/* the first attempt's timers are as runx_supervisor_open() made
+	 * them: disarmed, no system call needed */
+	int r = s->fds->armed ? disarm_timers(s->fds) : 0;
 
 	if (s->fds->total_at != RUNX_DURATION_INF && s->fds->total_at <= at) {
 		at = s->fds->total_at;
@@ -519,6 +521,7 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 
 	res->reason = RUNX_END_EXITED;
 	int r = arm_deadlines(&s);
+	sup->armed = true; /* the next attempt disarms what this one left */
 	if (r < 0) {
 		/* timerfd_settime(2) on a timerfd of ours cannot fail for
 		 * lack of a resource; if it fails anyway, keep no promise

@@ -45,12 +45,14 @@ struct runx_supervisor {
 	int idle_fd;	  /* --idle-timeout */
 	int64_t total_at; /* --total-timeout: CLOCK_MONOTONIC ns of the
 			   * run's deadline; INT64_MAX: none */
+	bool armed;	  /* a timer was armed since the open (an attempt
+			   * ran): the next one disarms them first */
 };
 
 /* A struct runx_supervisor with nothing open. */
 #define RUNX_SUPERVISOR_CLOSED                                                 \
 	{                                                                      \
-		-1, -1, -1, -1, -1, INT64_MAX                                  \
+		-1, -1, -1, -1, -1, INT64_MAX, false                           \
 	}
 
 /*
