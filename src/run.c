@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "duration.h"
 #include "exit_status.h"
+#include "signals.h"
 #include "log.h"
 #include "report.h"
 #include "syscalls.h"
@@ -270,12 +271,30 @@ static const char *max_text(const struct runx_run *run, char *buf, size_t size)
  */
 static void tell_end(const struct runx_run *run, int64_t n, const char *next)
 {
-	char max[24];
+	const struct runx_result *res = &run->attempt.result;
+	char max[24], how[64], sig[32];
 
-	if (run->plan.attempts.max > 1)
-		runx_verbose("attempt %lld of %s ended with exit status %d; %s",
-			     (long long)n, max_text(run, max, sizeof(max)),
-			     run->attempt.result.exit_status, next);
+	if (run->plan.attempts.max <= 1)
+		return;
+	/* how it ended, in the words --retry-on matches: a death by a
+	 * signal is not the exit status 128+N, a deadline not 124 */
+	if (res->reason == RUNX_END_TIMEOUT ||
+	    res->reason == RUNX_END_IDLE_TIMEOUT)
+		snprintf(how, sizeof(how), "at its %sdeadline (status %d)",
+			 res->reason == RUNX_END_IDLE_TIMEOUT ? "idle " : "",
+			 res->exit_status);
+	else if (res->reason != RUNX_END_EXEC_FAILED &&
+		 res->reason != RUNX_END_RUNX_ERROR &&
+		 WIFSIGNALED(res->wait_status))
+		snprintf(how, sizeof(how), "by %s (status %d)",
+			 runx_signal_name(WTERMSIG(res->wait_status), sig,
+					  sizeof(sig)),
+			 res->exit_status);
+	else
+		snprintf(how, sizeof(how), "with exit status %d",
+			 res->exit_status);
+	runx_verbose("attempt %lld of %s ended %s; %s", (long long)n,
+		     max_text(run, max, sizeof(max)), how, next);
 }
 
 /*
@@ -370,6 +389,14 @@ static int run_attempts(struct runx_run *run)
 		int64_t wait_ns = 0;
 		int status = attempt(run, n);
 
+		if (n == 1 && run->start_ns == 0 &&
+		    status == RUNX_EXIT_FAILED) {
+			/* runx failed before any command ran (the scope
+			 * could not be set up): no attempt to count, and
+			 * nothing a retry could change (runx(1), ATTEMPTS) */
+			run->attempts = 0;
+			return status;
+		}
 		keep(run);
 		if ((status = decide(run, n, status, &wait_ns)) >= 0 ||
 		    (status = pause_before(run, n + 1, wait_ns)) >= 0)

@@ -12,7 +12,7 @@
 
 require_command flock "(util-linux) to hold a lock across attempts"
 require_python3 "to read the JSON report"
-plan 175
+plan 180
 
 # lines FILE: the number of lines in FILE (0 if there is none).
 lines() {
@@ -162,6 +162,26 @@ assert_match "-v: an outcome --retry-on does not name ends the run" \
 	"runx: attempt 1 of 3 ended with exit status 1; not retried \\(--retry-on=2\\)" "$out"
 out=$(runx -v --attempts=inf --retry-delay=0 -- sh -c '[ $RUNX_ATTEMPT = 2 ]' 2>&1)
 assert_match "-v: --attempts=inf says 'of inf'" "attempt 1 of inf ended with exit status 1; attempt 2 in 0\\.0s" "$out"
+out=$(runx -v --attempts=2 --retry-on=143 -- sh -c 'kill -TERM $$' 2>&1 >/dev/null)
+assert_match "-v: a death by a signal is named, not called exit status 143 (which --retry-on=143 does not match)" \
+	"runx: attempt 1 of 2 ended by SIGTERM \\(status 143\\); not retried \\(--retry-on=143\\)" "$out"
+out=$(runx -v --attempts=2 --retry-on=124 -t 0.2 -- sleep 30 2>&1 >/dev/null)
+assert_match "-v: a deadline is named, not called exit status 124" \
+	"runx: attempt 1 of 2 ended at its deadline \\(status 124\\); not retried" "$out"
+# A scope that cannot be set up for the first attempt: 125, no attempt.
+# Here: --memory-max where the memory controller is not offered (this
+# host's is on cgroup v1); the report's attempt_count is 0.
+if runx_cg --memory-max=64M -- true 2>/dev/null; then
+	skips 3 "attempts: a scope that cannot be set up" "the memory controller is offered here"
+else
+	rm -f "$C"
+	s=$(st runx_cg --memory-max=64M --attempts=3 --retry-on=125 --report="$TMPD/noscope.json" -- \
+		sh -c "echo >>$C")
+	assert_eq "a scope that cannot be set up for attempt 1: 125" 125 "$s"
+	assert_eq "a scope that cannot be set up: attempt_count 0, no attempt listed" "0 0" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], len(r["attempts"]))' "$TMPD/noscope.json" 2>&1)"
+	assert_false "a scope that cannot be set up: the command never ran" test -e "$C"
+fi
 
 # --- --total-timeout ---------------------------------------------------------------------
 new_marker m

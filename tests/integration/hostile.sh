@@ -359,7 +359,7 @@ for c in "${ZL_CASES[@]}"; do
 	why=$(scope_missing "$sc")
 	[ -z "$SYS_EXIT" ] && why="no exit(2) number known for $(uname -m)"
 	if [ -n "$why" ]; then
-		skip_n "$n" "$why" "$name)"
+		skips "$n" "$name)" "$why"
 		continue
 	fi
 	new_marker m
@@ -419,7 +419,7 @@ for sig in "${TRAP_SIGS[@]}"; do
 	name="pidns scope, -s $sig"
 	why=$(scope_missing pidns)
 	if [ -n "$why" ]; then
-		skip_n 3 "$why" "$name"
+		skips 3 "$name" "$why"
 		continue
 	fi
 	new_marker m
@@ -452,7 +452,7 @@ name="cgroup scope, the command moves itself to the cgroup2 root"
 why=$(scope_missing cgroup)
 [ $is_root = yes ] || why="not root: cannot move into the root cgroup"
 if [ -n "$why" ]; then
-	skip_n 5 "$why" "$name"
+	skips 5 "$name" "$why"
 else
 	new_marker m
 	t0=$(now_ms)
@@ -497,7 +497,7 @@ for sc in group tree; do
 	for way in exit deadline; do
 		name="$sc scope, a /proc/PID hidden by a bind mount, $way"
 		if [ $unshare_ok = no ]; then
-			skip_n 3 "needs root and unshare -m (a private mount namespace)" "$name"
+			skips 3 "$name" "needs root and unshare -m (a private mount namespace)"
 			continue
 		fi
 		new_marker m
@@ -587,7 +587,7 @@ for c in "${COUNT_CASES[@]}"; do
 	name="$sc scope${extra:+ $extra}, 2000 queued SIGRTMIN+1"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 2 "$why" "$name"
+		skips 2 "$name" "$why"
 		continue
 	fi
 	new_marker m
@@ -612,7 +612,7 @@ for sc in "${HOP_SCOPES[@]}"; do
 	name="$sc scope, a job whose pid hops every 2 ms"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 2 "$why" "$name"
+		skips 2 "$name" "$why"
 		continue
 	fi
 	new_marker m
@@ -642,7 +642,7 @@ for sc in "${HOP_SCOPES[@]}"; do
 	name="$sc scope, a child that ignores TERM until it execs"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 3 "$why" "$name"
+		skips 3 "$name" "$why"
 		continue
 	fi
 	new_marker m

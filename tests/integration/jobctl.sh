@@ -58,7 +58,7 @@ done
 for sc in "${SCOPES[@]}"; do
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 3 "$why" "$sc scope, -s TTOU"
+		skips 3 "$sc scope, -s TTOU" "$why"
 		continue
 	fi
 	refused "$sc scope, -s TTOU" TTOU "$sc"
@@ -292,7 +292,7 @@ for sc in "${SCOPES[@]}"; do
 	name="$sc scope, SIGTSTP to runx"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 8 "$why" "$name"
+		skips 8 "$name" "$why"
 		continue
 	fi
 	jc kill "$sc" 2.5 5
@@ -307,7 +307,7 @@ for sc in "${SCOPES[@]}"; do
 	name="$sc scope, SIGTSTP to runx, SIGCONT past the deadline"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 4 "$why" "$name"
+		skips 4 "$name" "$why"
 		continue
 	fi
 	jc kill "$sc" 4 2
@@ -328,7 +328,7 @@ for sc in "${SCOPES[@]}"; do
 	name="$sc scope, Ctrl-Z and fg in an interactive bash"
 	why=$(scope_missing "$sc")
 	if [ -n "$why" ]; then
-		skip_n 8 "$why" "$name"
+		skips 8 "$name" "$why"
 		continue
 	fi
 	jc pty "$sc" 2.5 5

@@ -542,14 +542,6 @@ scope_missing() {
 	return 0
 }
 
-# skip_n N REASON NAME: the N checks of a case that cannot run here.
-skip_n() {
-	local i
-	for ((i = 1; i <= $1; i++)); do
-		skip "$3 ($i/$1)" "$2"
-	done
-}
-
 # new_marker VAR: stores a fresh marker (1000.<digits>) in VAR.
 new_marker() {
 	MARK_SEQ=$((MARK_SEQ + 1))
