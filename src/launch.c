@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
@@ -117,8 +118,29 @@ static void reap(pid_t pid)
 		;
 }
 
+/* The message of a step of the identity that failed in the child: the
+ * directory named for chdir (the value that could not be applied). */
+static void tell_step(const struct runx_launch_request *req,
+		      const struct child_failure *f, struct runx_launched *out)
+{
+	char q[RUNX_QUOTE_SIZE];
+	const char *dir = req->identity != NULL ? req->identity->chdir : NULL;
+
+	if (strcmp(f->step, "chdir") == 0 && dir != NULL)
+		snprintf(out->why, sizeof(out->why),
+			 "the command was not started: --chdir=%s failed in "
+			 "the child: %s",
+			 runx_quote(dir, q, sizeof(q)), strerror(f->err));
+	else
+		snprintf(out->why, sizeof(out->why),
+			 "the command was not started: %s failed in the "
+			 "child: %s",
+			 f->step, strerror(f->err));
+}
+
 /* Turns the child's report into the result of runx_launch(). */
-static int finish(const struct child_failure *f, pid_t pid, int pidfd,
+static int finish(const struct runx_launch_request *req,
+		  const struct child_failure *f, pid_t pid, int pidfd,
 		  struct runx_launched *out)
 {
 	if (f->stage != 0) {
@@ -130,10 +152,7 @@ static int finish(const struct child_failure *f, pid_t pid, int pidfd,
 			return 0;
 		}
 		if (f->step != NULL)
-			snprintf(out->why, sizeof(out->why),
-				 "the command was not started: %s failed in "
-				 "the child: %s",
-				 f->step, strerror(f->err));
+			tell_step(req, f, out);
 		return -(f->err != 0 ? f->err : EINVAL);
 	}
 	out->pid = pid;
@@ -198,7 +217,7 @@ static int launch_forked(const struct runx_launch_request *req,
 	close(report[0]);
 	if (n != (ssize_t)sizeof(f))
 		f.stage = 0; /* EOF: execve succeeded and closed the pipe */
-	return finish(&f, pid, pidfd, out);
+	return finish(req, &f, pid, pidfd, out);
 }
 
 struct vfork_context {
@@ -242,7 +261,7 @@ static int launch_vforked(const struct runx_launch_request *req,
 	munmap(stack, stack_size);
 	if (pid < 0)
 		return -e;
-	return finish(&ctx.failure, pid, -1, out);
+	return finish(req, &ctx.failure, pid, -1, out);
 }
 
 /* True if signal sig is ignored in runx, read with the raw system call:
@@ -403,7 +422,7 @@ static int launch_spawned(const struct runx_launch_request *req,
 		return 0;
 	}
 	struct child_failure f = {0, 0, NULL};
-	return finish(&f, pid, -1, out);
+	return finish(req, &f, pid, -1, out);
 }
 
 int runx_launch(const struct runx_launch_request *req,

@@ -129,7 +129,9 @@ static int split_user(const struct user_query *q, char *user, size_t size,
 	if (len == 0)
 		return runx_plan_refuse(
 		    q->err, q->errsize, -EINVAL,
-		    "--user='%s': a GROUP needs a USER (USER:GROUP)",
+		    *group != NULL
+			? "--user='%s': a GROUP needs a USER (USER:GROUP)"
+			: "--user='%s': empty user name",
 		    runx_quote(q->given, qv, sizeof(qv)));
 	if (*group != NULL && **group == '\0')
 		return runx_plan_refuse(
@@ -160,13 +162,17 @@ static int plan_user(const struct user_query *q, struct runx_identity *id)
 	    (group != NULL && (r = plan_group(q, group, id)) < 0) ||
 	    (id->has_entry && (r = plan_groups(q, e.name, id)) < 0))
 		return r;
-	if (!q->pr->capable(CAP_SETUID) || !q->pr->capable(CAP_SETGID))
+	bool uid_ok = q->pr->capable(CAP_SETUID),
+	     gid_ok = q->pr->capable(CAP_SETGID);
+	if (!uid_ok || !gid_ok)
 		return runx_plan_refuse(
 		    q->err, q->errsize, -EPERM,
 		    "--user='%s': runx is not allowed to change "
-		    "identity (it runs as uid %u without "
-		    "CAP_SETUID and CAP_SETGID)",
-		    runx_quote(q->given, qv, sizeof(qv)), (unsigned)geteuid());
+		    "identity (it runs as uid %u without %s)",
+		    runx_quote(q->given, qv, sizeof(qv)), (unsigned)geteuid(),
+		    !uid_ok && !gid_ok ? "CAP_SETUID and CAP_SETGID"
+		    : !uid_ok	       ? "CAP_SETUID"
+				       : "CAP_SETGID");
 	return 0;
 }
 

@@ -444,6 +444,7 @@ static const struct {
     {{"--user=app:wheel\n"},
      "--user: unknown group 'wheel\\n' (not in '/fake/group')"},
     {{"--user=:staff"}, "--user=':staff': a GROUP needs a USER (USER:GROUP)"},
+    {{"--user="}, "--user='': empty user name"},
     {{"--user=app:"}, "--user='app:': empty GROUP after the colon"},
     {{"--rlimit=nofile=10:5"}, "--rlimit='nofile=10:5': SOFT is above HARD"},
     {{"--rlimit=core=unlimited:5"},
