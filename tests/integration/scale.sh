@@ -1,0 +1,122 @@
+#!/bin/bash
+# A stop at scale: 5000 processes, every other one in a new session (out of
+# the process group), every tenth ignoring SIGTERM, the others with a TERM
+# handler that appends a line to a file and exits.  In each of the tree,
+# cgroup and pidns scopes (skipped where unavailable): runx gets SIGTERM once
+# all are alive; once every handler has written its line (a bounded wait,
+# not a timed assertion), a second SIGTERM cuts the 30 s grace period short
+# (runx(1), STOPPING); then none of the processes is left (/proc), every
+# handler ran before the SIGKILL (the line count after runx returned), and
+# runx returned 143.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+
+N=5000
+# handlers: every process but the command itself and every tenth
+HANDLERS=$(((N - 1) - (N - 1) / 10))
+SCOPES=(tree cgroup pidns)
+
+command -v perl >/dev/null || skip_all "perl is needed (the job forks $N processes)"
+
+# --- what this machine allows ---------------------------------------------------------
+procs_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
+if [ "$pid_max" -lt $((procs_now + N + 1000)) ]; then
+	skip_all "kernel.pid_max $pid_max leaves no room for $N more processes ($procs_now now)"
+fi
+if [ "$threads_max" -lt $((procs_now + N + 1000)) ]; then
+	skip_all "kernel.threads-max $threads_max leaves no room for $N more processes"
+fi
+nproc_limit=$(ulimit -u)
+if [ "$(id -u)" != 0 ] && [ "$nproc_limit" != unlimited ] &&
+	[ "$nproc_limit" -lt $(($(ps -U "$(id -u)" -o pid= | wc -l) + N + 100)) ]; then
+	skip_all "ulimit -u $nproc_limit leaves no room for $N more processes"
+fi
+
+cgroup_ok=no
+[ "$(runx_cg -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
+pidns_ok=no
+[ "$(runx --kill-scope=pidns -- true 2>/dev/null; echo $?)" = 0 ] && pidns_ok=yes
+
+plan $((3 * ${#SCOPES[@]}))
+
+WORK=$(mktemp -d)
+at_exit "rm -rf '$WORK'"
+
+# The job: perl as "sleep MARKER" forking N - 1 copies of itself.
+JOB='use POSIX ();
+my ($n, $mark, $log) = @ARGV;
+$0 = "sleep $mark";
+for my $i (1 .. $n - 1) {
+	my $pid = fork();
+	die "fork: $!\n" unless defined $pid;
+	next if $pid;
+	POSIX::setsid() if $i % 2;
+	if ($i % 10 == 0) {
+		$SIG{TERM} = "IGNORE";
+	} else {
+		$SIG{TERM} = sub {
+			open(my $f, ">>", $log) or POSIX::_exit(1);
+			syswrite($f, "$$\n");
+			POSIX::_exit(0);
+		};
+	}
+	POSIX::pause() while 1;
+}
+POSIX::pause() while 1;'
+
+# lines LOG: how many lines the handlers wrote.
+lines() {
+	if [ -e "$1" ]; then
+		wc -l <"$1" | tr -d ' '
+	else
+		echo 0
+	fi
+}
+
+# all_handled LOG: every handler has written its line.
+# shellcheck disable=SC2317 # called through poll
+all_handled() {
+	[ "$(lines "$1")" -ge "$HANDLERS" ]
+}
+
+# one_scope SCOPE: the three checks of one scope.
+one_scope() {
+	local scope=$1 m log status
+	new_marker m
+	log=$WORK/$scope.log
+	local args=("${LAUNCH_ARGS[@]}" -k 30s --kill-scope="$scope")
+	[ "$scope" = cgroup ] && args=("${CG_LAUNCH_ARGS[@]}" -k 30s -C)
+	env --default-signal=INT,QUIT "$RUNX" "${args[@]}" -- \
+		perl -e "$JOB" "$N" "$m" "$log" &
+	RUNX_PID=$!
+	wait_exec "$RUNX_PID"
+	if ! wait_marked "$m" "$N" 120; then
+		diag "$scope: only $(marked_count "$m") of $N processes started"
+	fi
+	kill -TERM "$RUNX_PID"
+	# the handlers exit at once; the TERM-ignoring tenth would keep runx
+	# for the grace period: a second SIGTERM sends the SIGKILL now
+	poll 1200 0.05 all_handled "$log" ||
+		diag "$scope: $(lines "$log") of $HANDLERS handlers ran in 60 s"
+	kill -TERM "$RUNX_PID" 2>/dev/null
+	status=0
+	wait "$RUNX_PID" || status=$?
+	assert_eq "$scope: runx returns 143 (stopped by SIGTERM)" 143 "$status"
+	assert_dead "$scope: none of the $N processes is left" "$m"
+	assert_eq "$scope: every TERM handler ran before the SIGKILL" \
+		"$HANDLERS" "$(lines "$log")"
+}
+
+for scope in "${SCOPES[@]}"; do
+	if [ "$scope" = cgroup ] && [ "$cgroup_ok" != yes ]; then
+		skips 3 "$scope" "no writable cgroup v2 here"
+	elif [ "$scope" = pidns ] && [ "$pidns_ok" != yes ]; then
+		skips 3 "$scope" "no PID namespace for runx here"
+	else
+		one_scope "$scope"
+	fi
+done
+
+done_testing
