@@ -47,7 +47,7 @@ at_exit "rm -rf '$WORK'"
 
 # The job: perl as "sleep MARKER" forking N - 1 copies of itself.
 JOB='use POSIX ();
-my ($n, $mark, $log) = @ARGV;
+my ($n, $mark, $log, $ready) = @ARGV;
 $0 = "sleep $mark";
 for my $i (1 .. $n - 1) {
 	my $pid = fork();
@@ -63,6 +63,11 @@ for my $i (1 .. $n - 1) {
 			POSIX::_exit(0);
 		};
 	}
+	# ready: its TERM disposition is set (a copy marked but not yet
+	# ready would die of the TERM by default, without its line)
+	open(my $r, ">>", $ready) or POSIX::_exit(1);
+	syswrite($r, "$$\n");
+	close($r);
 	POSIX::pause() while 1;
 }
 POSIX::pause() while 1;'
@@ -82,6 +87,13 @@ all_handled() {
 	[ "$(lines "$1")" -ge "$HANDLERS" ]
 }
 
+# all_ready READY: every process but the command has set its TERM
+# disposition (handler or ignore).
+# shellcheck disable=SC2317 # called through poll
+all_ready() {
+	[ "$(lines "$1")" -ge $((N - 1)) ]
+}
+
 # one_scope SCOPE: the three checks of one scope.
 one_scope() {
 	local scope=$1 m log status
@@ -90,12 +102,14 @@ one_scope() {
 	local args=("${LAUNCH_ARGS[@]}" -k 30s --kill-scope="$scope")
 	[ "$scope" = cgroup ] && args=("${CG_LAUNCH_ARGS[@]}" -k 30s -C)
 	env --default-signal=INT,QUIT "$RUNX" "${args[@]}" -- \
-		perl -e "$JOB" "$N" "$m" "$log" &
+		perl -e "$JOB" "$N" "$m" "$log" "$log.ready" &
 	RUNX_PID=$!
 	wait_exec "$RUNX_PID"
 	if ! wait_marked "$m" "$N" 120; then
 		diag "$scope: only $(marked_count "$m") of $N processes started"
 	fi
+	poll 1200 0.05 all_ready "$log.ready" ||
+		diag "$scope: $(lines "$log.ready") of $((N - 1)) processes set their TERM disposition in 60 s"
 	kill -TERM "$RUNX_PID"
 	# the handlers exit at once; the TERM-ignoring tenth would keep runx
 	# for the grace period: a second SIGTERM sends the SIGKILL now

@@ -13,6 +13,8 @@
 #     process that called setsid;
 #   - --attempts=2 --retry-on=oom: an attempt the OOM killer ended is
 #     retried, a plain failure is not;
+#   - --user=65534 with --memory-max: placed and limited as root, run as
+#     the user, the OOM kill still reported;
 #   - --pids-max=8 with a 50-process fork loop and -t 2s: 124, never more
 #     than 8 processes (sampled in /proc, and the report's pids_peak);
 #   - --cpu-max=0.5 on a busy loop: cpu_time about half the wall time
@@ -85,6 +87,26 @@ assert_num "--memory-max=24M: the report's memory_peak <= 24 MiB" \
 assert_match "--memory-max=24M: -v says the OOM killer ended it" \
 	"^runx: .*OOM killer" "$(cat "$TMPD/oom.err")"
 assert_clean "--memory-max OOM" "$M"
+
+# --user with --memory-max: runx places and limits the job as root, the
+# command runs as uid 65534 (a number: no entry needed), the OOM kill is
+# still counted and reported.  The command writes its Uid line first, in
+# a directory anyone may write.
+# (not below $TMPD, which only root may enter)
+U=$(mktemp -d /tmp/vmuser.XXXXXX) && chmod 1777 "$U"
+new_marker
+s=$(export U && st "$RUNX" -v --user=65534 --memory-max=24M --report="$TMPD/user.json" -- \
+	sh -c 'grep "^Uid:" /proc/self/status >"$U/uid"; x=0123456789abcdef; while :; do x="$x$x"; done' \
+	"$M" 2>"$TMPD/user.err")
+assert_eq "--user=65534 --memory-max=24M: 137" 137 "$s"
+assert_match "--user=65534: the command ran as uid 65534 (every uid)" \
+	"^Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534" "$(cat "$U/uid" 2>/dev/null)"
+assert_num "--user=65534: the report's oom_kills >= 1" \
+	"$(json_num "$TMPD/user.json" oom_kills)" '>=' 1
+assert_match "--user=65534: -v says the OOM killer ended it" \
+	"^runx: .*OOM killer" "$(cat "$TMPD/user.err")"
+assert_clean "--user --memory-max" "$M"
+rm -rf "$U"
 
 # --attempts --retry-on=oom: an attempt the OOM killer ended is retried
 # (the job's memory.events counts it), a plain failure is not; each
