@@ -14,15 +14,6 @@ require_command flock "(util-linux) to hold a lock across attempts"
 require_python3 "to read the JSON report"
 plan 180
 
-# lines FILE: the number of lines in FILE (0 if there is none).
-lines() {
-	if [ -e "$1" ]; then
-		wc -l <"$1" | tr -d ' '
-	else
-		echo 0
-	fi
-}
-
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
 	local t0 t1 s=0

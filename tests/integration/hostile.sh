@@ -592,10 +592,9 @@ for c in "${COUNT_CASES[@]}"; do
 	fi
 	new_marker m
 	rdy=$TMPD/count.$m
-	launch=("${LAUNCH_ARGS[@]}")
-	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
+	scope_launch_args "$sc"
 	# shellcheck disable=SC2086 # $extra: no option or one
-	read -r s sent _ < <(H burst 2000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${launch[@]}" \
+	read -r s sent _ < <(H burst 2000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" \
 		--kill-scope="$sc" $extra -t 120 -- "$PY" "$TMPD/h.py" count "$num" 2000 "$rdy" "$rdy.out" 2>"$TMPD/err")
 	assert_eq "$name: runx exits 0 (all sent: ${sent:-?})" 0 "$s" "$(cat "$TMPD/err")"
 	assert_eq "$name: the job took every one" 2000 "$(cat "$rdy.out" 2>/dev/null)"
@@ -617,9 +616,8 @@ for sc in "${HOP_SCOPES[@]}"; do
 	fi
 	new_marker m
 	log=$TMPD/hop.$m
-	launch=("${LAUNCH_ARGS[@]}")
-	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
-	"$RUNX" "${launch[@]}" --kill-scope="$sc" -k 0.5 -- "$PY" "$TMPD/h.py" hop "$m" "$log" 1000 \
+	scope_launch_args "$sc"
+	"$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" --kill-scope="$sc" -k 0.5 -- "$PY" "$TMPD/h.py" hop "$m" "$log" 1000 \
 		</dev/null >/dev/null 2>"$TMPD/err"
 	s=$?
 	assert_eq "$name: runx exits 0 (the command's status)" 0 "$s" "$(cat "$TMPD/err")"
@@ -646,10 +644,9 @@ for sc in "${HOP_SCOPES[@]}"; do
 		continue
 	fi
 	new_marker m
-	launch=("${LAUNCH_ARGS[@]}")
-	[ "$sc" = cgroup ] && launch=("${CG_LAUNCH_ARGS[@]}")
+	scope_launch_args "$sc"
 	t0=$(now_ms)
-	"$RUNX" "${launch[@]}" --kill-scope="$sc" -t 1 -k 30 -- "$PY" "$TMPD/h.py" igncopy "$m" "$TMPD/ign.$m" \
+	"$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" --kill-scope="$sc" -t 1 -k 30 -- "$PY" "$TMPD/h.py" igncopy "$m" "$TMPD/ign.$m" \
 		</dev/null >/dev/null 2>"$TMPD/err"
 	s=$? t=$(($(now_ms) - t0))
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"

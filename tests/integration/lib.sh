@@ -520,6 +520,25 @@ MARK_BASE="$$$((RANDOM % 90 + 10))"
 MARK_SEQ=0
 MARK_RE_ALL="1000\\.${MARK_BASE}9\\d+"
 
+# lines FILE: the number of lines in FILE (0 if there is none).
+lines() {
+	if [ -e "$1" ]; then
+		wc -l <"$1" | tr -d ' '
+	else
+		echo 0
+	fi
+}
+
+# scope_launch_args SCOPE: SCOPE_LAUNCH_ARGS, the launch options for a run
+# in SCOPE (CG_LAUNCH_ARGS for cgroup, else LAUNCH_ARGS).
+SCOPE_LAUNCH_ARGS=()
+# shellcheck disable=SC2034 # SCOPE_LAUNCH_ARGS is for the caller
+scope_launch_args() {
+	SCOPE_LAUNCH_ARGS=("${LAUNCH_ARGS[@]}")
+	[ "$1" = cgroup ] && SCOPE_LAUNCH_ARGS=("${CG_LAUNCH_ARGS[@]}")
+	return 0
+}
+
 # probe_scopes: finds out once whether the cgroup and pidns scopes can run
 # here, for scope_missing (call it before the plan's skips).
 SCOPE_CGROUP_OK=unknown

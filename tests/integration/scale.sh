@@ -72,15 +72,6 @@ for my $i (1 .. $n - 1) {
 }
 POSIX::pause() while 1;'
 
-# lines LOG: how many lines the handlers wrote.
-lines() {
-	if [ -e "$1" ]; then
-		wc -l <"$1" | tr -d ' '
-	else
-		echo 0
-	fi
-}
-
 # all_handled LOG: every handler has written its line.
 # shellcheck disable=SC2317 # called through poll
 all_handled() {
