@@ -210,6 +210,30 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 	return runx_proc_each_unknown(NULL, fn, arg);
 }
 
+int runx_proc_each_allocated(long lo, long hi,
+			     int (*fn)(const struct runx_proc_stat *st,
+				       void *arg),
+			     void *arg)
+{
+	struct runx_proc_stat st;
+	long end = hi, max = 0;
+	int r = 0;
+
+	if (hi < lo) { /* wrapped: lo+1 .. pid_max - 1, then 1 .. hi */
+		max = runx_proc_pid_max();
+		if (max < 0)
+			return (int)max;
+		end = max - 1;
+	}
+	for (long p = lo + 1; r == 0 && p <= end; p++)
+		if (runx_proc_stat((pid_t)p, &st) == 0)
+			r = fn(&st, arg);
+	for (long p = 1; r == 0 && max > 0 && p <= hi; p++)
+		if (runx_proc_stat((pid_t)p, &st) == 0)
+			r = fn(&st, arg);
+	return r;
+}
+
 /*
  * A pid that /proc lists but whose /proc/PID/stat is not there: gone
  * since the listing, or hidden by a mount over /proc/PID (root can).  The

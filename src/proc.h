@@ -101,6 +101,19 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg);
 
 /*
+ * Calls fn for each process whose pid was allocated after lo up to hi
+ * (runx_proc_last_pid() values), in the order the kernel allocates them:
+ * upwards, wrapping below pid_max (kernel/pid.c alloc_pid()), reading each
+ * one's /proc/PID/stat (a pid with none is passed over); fn's non-zero
+ * value ends it.  One fd at a time.  Returns 0, fn's value, or -errno if
+ * pid_max is needed and cannot be read.
+ */
+int runx_proc_each_allocated(long lo, long hi,
+			     int (*fn)(const struct runx_proc_stat *st,
+				       void *arg),
+			     void *arg);
+
+/*
  * runx_proc_each(), but a pid for which known(pid, arg) is true is passed
  * over without reading its /proc entry (fn is not called for it); known
  * NULL: none is.  Returns 0, fn's value, or -errno.

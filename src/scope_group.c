@@ -54,31 +54,6 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
 #define HOP_ROUNDS 256
 
 /*
- * Reads the pids allocated after lo up to hi, in the order the kernel
- * allocates them (upwards, wrapping below pid_max), into g.  -errno if
- * pid_max is needed and cannot be read.
- */
-static int read_allocated(struct group_scan *g, long lo, long hi)
-{
-	struct runx_proc_stat st;
-	long end = hi, max = 0;
-
-	if (hi < lo) { /* wrapped: lo+1 .. pid_max - 1, then 1 .. hi */
-		max = runx_proc_pid_max();
-		if (max < 0)
-			return (int)max;
-		end = max - 1;
-	}
-	for (long p = lo + 1; p <= end; p++)
-		if (runx_proc_stat((pid_t)p, &st) == 0)
-			count_member(&st, g);
-	for (long p = 1; max > 0 && p <= hi; p++)
-		if (runx_proc_stat((pid_t)p, &st) == 0)
-			count_member(&st, g);
-	return 0;
-}
-
-/*
  * /proc lists its pids once: after a getdents(2) reached the end of the
  * list, the next one returns nothing, even for a pid born meanwhile
  * (fs/proc/base.c, proc_pid_readdir() moves past PID_MAX_LIMIT).  A member
@@ -103,7 +78,8 @@ static void follow_hops(struct group_scan *g, long before)
 	for (int round = 0; lo >= 0 && round < HOP_ROUNDS; round++) {
 		long last = runx_proc_last_pid();
 		int dead = g->dead;
-		if (last < 0 || read_allocated(g, lo, last) < 0)
+		if (last < 0 ||
+		    runx_proc_each_allocated(lo, last, count_member, g) < 0)
 			break;
 		if (g->census->count > 0 || g->dead == dead)
 			return;
@@ -157,63 +133,61 @@ static void group_census(struct runx_scope *s, struct runx_census *c)
 	}
 }
 
+/* The group's live members, counted in /proc (at least 1). */
+static int count_group(struct runx_scope *s)
+{
+	struct runx_census c = {.want_count = true};
+
+	runx_scope_census(s, &c);
+	return c.count > 0 ? c.count : 1;
+}
+
 /* kill(2) of -pgid; counted first (a /proc scan) only if asked. */
 static int group_signal(struct runx_scope *s, int sig, bool count)
 {
-	int n = 1;
+	int n = count ? count_group(s) : 1;
 
-	if (count) {
-		struct runx_census c = {.want_count = true};
-		runx_scope_census(s, &c);
-		n = c.count;
-	}
 	if (kill(-s->child, sig) < 0)
 		return errno == ESRCH ? 0 : -errno;
-	return n > 0 ? n : 1;
+	return n;
 }
 
-struct group_copies {
-	struct runx_scope *scope;
-	int sig;
-};
-
-/* Notes a member that the first signal reached as a fork copy. */
-static int note_copy(const struct runx_proc_stat *st, void *arg)
+/* runx_copies' member check: st is in the group pgrp (arg). */
+static bool of_group(const struct runx_proc_stat *st, void *arg)
 {
-	struct group_copies *g = arg;
-
-	if (st->pgrp != g->scope->child || !runx_resend_after_exec(st, g->sig))
-		return 0;
-	return runx_pidset_add(&g->scope->reached, st, true);
+	return st->pgrp == *(pid_t *)arg;
 }
 
 /*
  * The first signal and SIGCONT to the group, remembering when (in the
- * boot clock ticks of /proc/PID/stat's start time) for newcomers(); then
- * the members it reached between fork(2) and execve(2) are noted (one
- * /proc walk), so that a newcomer pass signals them again once they have
- * execve'd (runx_reach_again(): a handler of the parent's may have taken
- * it).  A member that execs between the kill(2) and the walk is missed,
- * and the walk (all of /proc) is made only when the group's leader catches
- * or ignores sig: copies of another member that does are not noted.
+ * boot clock ticks of /proc/PID/stat's start time) for newcomers().  A
+ * member between fork(2) and execve(2) runs its parent's handlers, which
+ * may take the signal where the program it then execs never sees it
+ * (runx_resend_after_exec()).  So where the group's leader catches or
+ * ignores sig (else the walk is not worth its cost, and copies of another
+ * member that does are not noted), such members are found before the
+ * kill(2) and looked at again right after it (runx_copies_find(),
+ * runx_copies_note()).
  */
 static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 {
-	struct group_copies g = {s, sig};
+	struct runx_copies g = {
+	    .scope = s, .sig = sig, .member = of_group, .arg = &s->child};
 	struct runx_proc_stat leader;
-
-	/* a copy runs the handlers of a parent that catches sig (or ignores
-	 * it, and its child may reset it before execve(2)): where the
-	 * leader (the command) does not, the walk is not worth its cost */
 	bool copies =
 	    s->proc_trusted && (runx_proc_stat(s->child, &leader) < 0 ||
 				runx_proc_may_divert(&leader, sig));
+	int r = count ? count_group(s) : 1;
+
 	s->stop_tick = runx_proc_uptime_ticks();
-	int r = group_signal(s, sig, count);
+	if (copies)
+		runx_copies_find(&g);
+	if (kill(-s->child, sig) < 0)
+		r = errno == ESRCH ? 0 : -errno;
 	if (r >= 0)
 		kill(-s->child, SIGCONT);
-	if (r > 0 && copies)
-		(void)runx_proc_each(note_copy, &g); /* best effort */
+	if (copies)
+		runx_copies_note(&g, r > 0);
 	return r;
 }
 

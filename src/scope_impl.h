@@ -72,6 +72,54 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
  */
 bool runx_resend_after_exec(const struct runx_proc_stat *st, int sig);
 
+/*
+ * The processes of a scope that a stop's first signal, sent to all of them
+ * at once (kill(2) of -pgid, or of -1 by a namespace's init), may reach
+ * between fork(2) and execve(2) (runx_resend_after_exec()).  A look at
+ * /proc after the signal comes too late for a copy whose inherited
+ * handler takes it and that execs at once; so they are found before it:
+ *
+ *     runx_copies_find(&c);      one /proc walk, right before the signal
+ *     ... send the first signal ...
+ *     runx_copies_note(&c, sent);
+ *
+ * Fill in scope, sig and member (st is of the scope; arg is its argument;
+ * asked only of a process that is a copy or was born since the scope's
+ * stop_tick), the rest zero; set stop_tick first.
+ */
+struct runx_copies {
+	struct runx_scope *scope;
+	int sig;
+	bool (*member)(const struct runx_proc_stat *st, void *arg);
+	void *arg;
+	/* found: fork_copy if runx_resend_after_exec() held at the last look
+	 * (start_stack, arg_start: the image then), else born since
+	 * stop_tick (not a newcomer: the signal reaches it) */
+	struct runx_pidset found;
+	long mid; /* runx_proc_last_pid() after the walk, or -1 */
+};
+
+/*
+ * Finds c's processes: one /proc walk, then the pids allocated during it
+ * (runx_proc_last_pid()), then each copy found is read again, right before
+ * the signal, in case it has execve'd since.  Best effort: a failed walk
+ * (ENOMEM, EMFILE) notes fewer; the newcomer passes still look.
+ */
+void runx_copies_find(struct runx_copies *c);
+
+/*
+ * After the signal (sent: it reached at least one process), into the
+ * scope's reached set: a copy still in its image is marked for
+ * runx_reach_again(); one that has execve'd since runx_copies_find() read
+ * it again may have let its parent's handler take the signal, so it gets
+ * the signal once more now (if it exec'd before the signal, it gets it
+ * twice: a window of the microseconds between the two looks, plus, for
+ * pidns, the init's delay); a process born since stop_tick that the walk
+ * found is added as reached.  Then a copy born after the walk is marked.
+ * Frees c's memory.
+ */
+void runx_copies_note(struct runx_copies *c, bool sent);
+
 /* Marks the census UNKNOWN (it could not look), keeping the first -errno. */
 void runx_census_unknown(struct runx_census *c, int error);
 

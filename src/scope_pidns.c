@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pidns.h"
@@ -309,37 +310,90 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 	c->count = n > 0 ? n : 1;
 }
 
-/* Notes a process of the namespace the first signal reaches as a fork
- * copy. */
-static int note_copy(const struct runx_proc_stat *st, void *arg)
+/* runx_copies' member check: st is of the namespace (arg), not its
+ * init. */
+static bool of_namespace_not_init(const struct runx_proc_stat *st, void *arg)
 {
 	struct pidns_newcomers *g = arg;
 
-	if (st->pid == g->scope->child || !runx_resend_after_exec(st, g->sig) ||
-	    !in_namespace(st->pid, g->ns))
-		return 0;
-	return runx_pidset_add(&g->scope->reached, st, true);
+	return st->pid != g->scope->child && in_namespace(st->pid, g->ns);
+}
+
+/* Signals 1-64 pending for pid, process-wide or for its main thread
+ * (/proc/PID/status ShdPnd and SigPnd, in hex), in *mask; false if it
+ * cannot be read. */
+static bool read_pending(pid_t pid, unsigned long long *mask)
+{
+	char path[64], line[128];
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	*mask = 0;
+	while (found < 2 && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "SigPnd:", 7) == 0 ||
+		    strncmp(line, "ShdPnd:", 7) == 0) {
+			*mask |= strtoull(line + 7, NULL, 16);
+			found++;
+		}
+	fclose(f);
+	return found == 2;
+}
+
+/* How long pidns_wait_forward() waits for the init, in ns. */
+#define FORWARD_WAIT_NS (100 * 1000 * 1000LL)
+
+/*
+ * Waits, up to FORWARD_WAIT_NS, until the init has forwarded sig: it has
+ * taken sig from its signalfd (no longer pending) and is back asleep in
+ * read(2) (state 'S'), which it reaches only after its kill(2) of -1
+ * (pidns_init.c init_loop(); proc(5) for both files).  Polls every 50 us.
+ */
+static void pidns_wait_forward(pid_t init, int sig)
+{
+	const struct timespec step = {0, 50 * 1000};
+	unsigned long long pending, bit = 1ULL << (sig - 1);
+	struct runx_proc_stat st;
+
+	for (long long waited = 0; waited < FORWARD_WAIT_NS;
+	     waited += step.tv_nsec) {
+		if (!read_pending(init, &pending) ||
+		    runx_proc_stat(init, &st) < 0)
+			return;
+		if ((pending & bit) == 0 && st.state == 'S')
+			return;
+		nanosleep(&step, NULL);
+	}
 }
 
 /*
  * The first signal of a stop and SIGCONT, through the init (which sends
  * each to the whole namespace with kill(2) of -1), remembering when, in
- * the boot clock ticks of /proc/PID/stat's start time, for newcomers();
- * then the processes between fork(2) and execve(2) are noted (one /proc
- * walk) for runx_reach_again().  The init's kill(2) may come after the
- * walk: one that execs in between may get the signal twice.
+ * the boot clock ticks of /proc/PID/stat's start time, for newcomers().
+ * The processes between fork(2) and execve(2) are found before
+ * (runx_copies_find()), and looked at again once the init has forwarded
+ * the signal (pidns_wait_forward(), runx_copies_note()).
  */
 static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
+	struct runx_copies c = {
+	    .scope = s, .sig = sig, .member = of_namespace_not_init, .arg = &g};
+	bool copies = s->proc_trusted && sig != SIGKILL && sig != SIGCONT &&
+		      read_namespace(s, g.ns, sizeof(g.ns));
 
 	s->stop_tick = runx_proc_uptime_ticks();
+	if (copies)
+		runx_copies_find(&c);
 	int r = pidns_signal(s, sig, count);
+	if (r > 0 && copies)
+		pidns_wait_forward(s->child, sig == SIGSTOP ? SIGTSTP : sig);
 	if (r >= 0)
 		runx_scope_signal_child(s, SIGCONT);
-	if (r > 0 && sig != SIGKILL && sig != SIGCONT &&
-	    read_namespace(s, g.ns, sizeof(g.ns)))
-		(void)runx_proc_each(note_copy, &g); /* best effort */
+	if (copies)
+		runx_copies_note(&c, r > 0);
 	return r;
 }
 

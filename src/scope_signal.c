@@ -53,6 +53,93 @@ bool runx_resend_after_exec(const struct runx_proc_stat *st, int sig)
 	return runx_proc_ignores(st, sig) || runx_proc_is_fork_copy(st);
 }
 
+/* Adds st to c->found if it is a copy, or born since stop_tick, of c's
+ * scope. */
+static int find_copy(const struct runx_proc_stat *st, void *arg)
+{
+	struct runx_copies *c = arg;
+
+	if (runx_proc_is_dead(st) || runx_pidset_has(&c->found, st))
+		return 0;
+	bool copy = runx_resend_after_exec(st, c->sig);
+	if ((!copy && st->start_time < c->scope->stop_tick) ||
+	    !c->member(st, c->arg))
+		return 0;
+	return runx_pidset_add(&c->found, st, copy);
+}
+
+/* Reads e's process again into *now: true if it is that incarnation and
+ * alive. */
+static bool look_again(const struct runx_pidset_entry *e,
+		       struct runx_proc_stat *now)
+{
+	return runx_proc_stat(e->pid, now) == 0 &&
+	       now->start_time == e->start_time && !runx_proc_is_dead(now);
+}
+
+/* True if now shows the image e noted (no execve(2) since). */
+static bool same_image(const struct runx_pidset_entry *e,
+		       const struct runx_proc_stat *now)
+{
+	return now->start_stack != 0 && now->start_stack == e->start_stack &&
+	       now->arg_start == e->arg_start;
+}
+
+void runx_copies_find(struct runx_copies *c)
+{
+	struct runx_proc_stat now;
+	long before = runx_proc_last_pid();
+	int r = runx_proc_each(find_copy, c);
+
+	c->mid = runx_proc_last_pid();
+	if (r == 0 && before >= 0 && c->mid >= 0)
+		r = runx_proc_each_allocated(before, c->mid, find_copy, c);
+	if (r != 0)
+		c->mid = -1;
+	/* one that has exec'd (or stopped diverting sig) since is one the
+	 * signal reaches as itself */
+	for (size_t i = 0; i < c->found.n; i++) {
+		struct runx_pidset_entry *e = &c->found.v[i];
+		if (e->fork_copy &&
+		    (!look_again(e, &now) || !same_image(e, &now) ||
+		     !runx_resend_after_exec(&now, c->sig)))
+			e->fork_copy = false;
+	}
+}
+
+/* A process of c's scope born after the walk that is a copy now: marked in
+ * the reached set for runx_reach_again(). */
+static int note_new_copy(const struct runx_proc_stat *st, void *arg)
+{
+	struct runx_copies *c = arg;
+
+	if (!runx_resend_after_exec(st, c->sig) || !c->member(st, c->arg))
+		return 0;
+	return runx_pidset_remember(&c->scope->reached, st, true);
+}
+
+void runx_copies_note(struct runx_copies *c, bool sent)
+{
+	struct runx_scope *s = c->scope;
+	struct runx_proc_stat now;
+	long after = runx_proc_last_pid();
+	int r = 0;
+
+	for (size_t i = 0; sent && r == 0 && i < c->found.n; i++) {
+		struct runx_pidset_entry *e = &c->found.v[i];
+		if (!look_again(e, &now))
+			continue;
+		bool copy = e->fork_copy && same_image(e, &now);
+		if (e->fork_copy && !copy)
+			(void)runx_signal_listed(&now, c->sig,
+						 c->sig != SIGCONT);
+		r = runx_pidset_remember(&s->reached, &now, copy);
+	}
+	if (sent && r == 0 && c->mid >= 0 && after >= 0)
+		(void)runx_proc_each_allocated(c->mid, after, note_new_copy, c);
+	runx_pidset_free(&c->found);
+}
+
 void runx_census_found(struct runx_census *c, pid_t pid)
 {
 	c->count++;

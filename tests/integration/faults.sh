@@ -33,7 +33,7 @@ no_cgroup_here() {
 # per scope of 2: 2 newcomer, 2 fork storm, 4 pid reuse; per scope of 4
 # (group, both, pidns): 3 forks in the grace, 2 x 3 copies; 1 runx
 # SIGKILLed; 4 failed launches
-plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 2 * 3) + 1 + 4))
+plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 2 * 3 + 3) + 1 + 4))
 
 # runx_bg_cg ARGS...: runx in the background (RUNX_PID), with a backend
 # that can do the cgroup scope (lib.sh's CG_LAUNCH_ARGS).
@@ -189,6 +189,61 @@ for sc in group "${scopes[@]}" pidns; do
 		assert_dead "$sc, $when: nothing left" "$m"
 	done
 done
+
+# --- a copy that execs the moment its inherited handler takes the signal ----------
+# The child stays a copy of the job (Python, whose handler of TERM it
+# inherits) until the stop's first signal reaches it; the handler then
+# blocks TERM and execs at once: Python again, which catches TERM ("t"),
+# unblocks it and sleeps for ever.  The TERM was taken by the copy, so the
+# program it execs must get it again.  It execs within a millisecond of
+# the signal, too soon for a look at /proc made after the kill(2), the
+# group and pidns scopes' way until this test: with 500 more processes in
+# /proc (sleeps of the test's, with lower pids than the copy), both
+# missed the copy 8 times in 8, and the 20 s grace ran out.
+cat >"$TMPD/quick.py" <<'PYEOF'
+import os, signal, sys, time
+d, m = sys.argv[1], sys.argv[2]
+parent = os.getpid()
+then = """
+import signal, sys, time
+def term(*a):
+    open(sys.argv[1] + "/f", "a").write("t\\n")
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+while True:
+    time.sleep(1)
+"""
+def on_term(*a):
+    if os.getpid() != parent:
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+        os.execv(sys.executable, [sys.executable, "-c", then, d, m])
+signal.signal(signal.SIGTERM, on_term)
+pid = os.fork()
+if pid == 0:
+    open(d + "/ready", "w").close()
+    while True:
+        time.sleep(1)
+os.waitpid(pid, 0)
+PYEOF
+crowd=
+new_marker crowd
+for ((i = 0; i < 500; i++)); do
+	sleep "$crowd" &
+done
+for sc in group "${scopes[@]}" pidns; do
+	no_cgroup_here "$sc" 3 "$sc: a quick copy" && continue
+	new_marker m
+	d=$TMPD/quick.$sc
+	mkdir "$d"
+	on_time 0.5 "$d/ready" "$d/f" "$m" -- runx_cg --kill-scope="$sc" -t @T -k 20 -- \
+		"$PY" "$TMPD/quick.py" "$d" "$m"
+	assert_eq "$sc: a copy that execs at once got TERM again, no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+	assert_eq "$sc: the program it exec'd caught that TERM" "t" "$(cat "$d/f" 2>/dev/null)"
+	assert_dead "$sc: a quick copy: nothing left" "$m"
+done
+kill_marked "$crowd"
 
 # --- a pid reused during the stop -----------------------------------------------------
 # In a PID namespace of its own (unshare --pid --mount-proc), where writing

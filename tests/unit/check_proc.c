@@ -239,6 +239,37 @@ START_TEST(the_last_pid_moves_with_a_fork)
 }
 END_TEST
 
+START_TEST(the_pids_allocated_since_are_read)
+{
+	pid_t seen[3] = {0, 0, 0};
+	int go[2];
+
+	ck_assert_int_eq(pipe(go), 0);
+	long before = runx_proc_last_pid();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		(void)!read(go[0], &c, 1); /* alive until the parent looked */
+		_exit(0);
+	}
+	close(go[0]);
+	long after = runx_proc_last_pid();
+	seen[0] = pid;
+	int r = runx_proc_each_allocated(before, after, count_entry, seen);
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_eq(seen[1], 1); /* the child was read */
+	/* nothing allocated since: no pid read */
+	seen[1] = seen[2] = 0;
+	ck_assert_int_eq(
+	    runx_proc_each_allocated(after, after, count_entry, seen), 0);
+	ck_assert_int_eq(seen[2], 0);
+}
+END_TEST
+
 START_TEST(a_pidset_finds_each_incarnation)
 {
 	struct runx_pidset set = {0};
@@ -285,6 +316,7 @@ int main(void)
 	tcase_add_test(tc, pidfd_info_names_the_parent);
 	tcase_add_test(tc, a_walk_passes_over_known_pids);
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
+	tcase_add_test(tc, the_pids_allocated_since_are_read);
 	tcase_add_test(tc, a_pidset_finds_each_incarnation);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
