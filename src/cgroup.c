@@ -24,6 +24,7 @@ void runx_cgroup_reset(struct runx_cgroup *cg)
 	cg->path[0] = cg->rel[0] = cg->top[0] = cg->home[0] = '\0';
 	cg->moved = false;
 	cg->home_added = cg->top_added = 0;
+	cg->id = 0;
 }
 
 int runx_cgroup_unique_name(char *buf, size_t size, const char *parent,
@@ -91,6 +92,8 @@ int runx_cgroup_open_job(struct runx_cgroup *cg, const char *own,
 	}
 	if (own_rel != NULL)
 		set_rel(cg, own, own_rel);
+	struct stat st;
+	cg->id = fstat(cg->dir_fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 	return 0;
 }
 

@@ -37,6 +37,8 @@ struct runx_cgroup {
 	int kill_fd;   /* its cgroup.kill, O_WRONLY (Linux 5.14), or -1: opened
 			* before the launch, so a kill needs no new fd */
 	int freeze_fd; /* its cgroup.freeze, O_WRONLY (Linux 5.2), or -1 */
+	uint64_t id;   /* its cgroup id: the directory's inode number
+			* (kernfs, as PIDFD_GET_INFO gives it), or 0 */
 	char rel[PATH_MAX]; /* the path as /proc/PID/cgroup shows it ("" if
 			     * runx's own cgroup could not be read) */
 	/* With limits (runx_cgroup_create_limited), where path is top/job: */

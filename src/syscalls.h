@@ -100,7 +100,8 @@ struct runx_pidfd_info {
 /* ioctl PIDFD_GET_INFO: _IOWR(0xFF, 11, struct pidfd_info). */
 #define RUNX_PIDFD_GET_INFO                                                    \
 	_IOC(_IOC_READ | _IOC_WRITE, 0xFF, 11, sizeof(struct runx_pidfd_info))
-#define RUNX_PIDFD_INFO_PID 1ULL
+#define RUNX_PIDFD_INFO_PID	 1ULL
+#define RUNX_PIDFD_INFO_CGROUPID 2ULL
 
 /*
  * The parent of pidfd's process (ioctl PIDFD_GET_INFO, Linux 6.13), in
@@ -115,6 +116,28 @@ static inline int runx_pidfd_ppid(int pidfd, pid_t *ppid)
 	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
 		return -1;
 	*ppid = (pid_t)info.ppid;
+	return 0;
+}
+
+/*
+ * The id of the cgroup v2 that pidfd's process is in (ioctl PIDFD_GET_INFO
+ * with PIDFD_INFO_CGROUPID, Linux 6.13: the kernel reads it under RCU,
+ * taking no cgroup lock, where /proc/PID/cgroup takes cgroup_mutex), into
+ * *id: the inode number of that cgroup's directory.  0, or -1 with errno
+ * (ESRCH once it is reaped; ENOTTY, EINVAL or ENODATA where the kernel
+ * cannot tell).
+ */
+static inline int runx_pidfd_cgroupid(int pidfd, uint64_t *id)
+{
+	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_CGROUPID};
+
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	if (!(info.mask & RUNX_PIDFD_INFO_CGROUPID)) {
+		errno = ENODATA;
+		return -1;
+	}
+	*id = info.cgroupid;
 	return 0;
 }
 

@@ -266,6 +266,33 @@ static bool names_what_it_holds(const struct scope_case *c,
 	return true;
 }
 
+/*
+ * The cgroup scope checks a pid through its pidfd's cgroup id (ioctl
+ * PIDFD_GET_INFO, Linux 6.13): for each process of the job it is the
+ * inode number of the job cgroup's directory.
+ */
+static void check_cgroup_ids(const struct tree *t)
+{
+	char where[PATH_MAX + 64];
+	struct stat st;
+	uint64_t id;
+
+	runx_scope_describe(&t->scope, where, sizeof(where));
+	ck_assert_int_eq(strncmp(where, "cgroup /", 8), 0);
+	ck_assert_int_eq(stat(where + 7, &st), 0);
+	if (runx_pidfd_cgroupid(t->pidfd[HELPER], &id) < 0) {
+		/* before 6.13: the scope reads /proc/PID/cgroup instead */
+		ck_assert_msg(errno == ENOTTY || errno == EINVAL ||
+				  errno == ENODATA,
+			      "PIDFD_GET_INFO: %s", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < NPROCS; i++) {
+		ck_assert_int_eq(runx_pidfd_cgroupid(t->pidfd[i], &id), 0);
+		ck_assert_uint_eq(id, (uint64_t)st.st_ino);
+	}
+}
+
 /* Census of the whole tree: ALIVE, the count and the names it holds. */
 static void check_alive(const struct scope_case *c, struct tree *t)
 {
@@ -284,8 +311,10 @@ static void check_alive(const struct scope_case *c, struct tree *t)
 	ck_assert_int_eq(n.nwatch, c->watched);
 	for (int i = 0; i < n.nwatch; i++)
 		close(watch[i]);
-	if (c->kind == RUNX_SCOPE_CGROUP)
+	if (c->kind == RUNX_SCOPE_CGROUP) {
 		ck_assert_int_ge(runx_scope_event_fd(&t->scope), 0);
+		check_cgroup_ids(t);
+	}
 }
 
 /* SIGTERM: what the scope holds dies, but for the stubborn sleeper. */
