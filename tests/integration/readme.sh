@@ -11,6 +11,14 @@ SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 README=$SRCDIR/README
 [ -r "$README" ] || skip_all "no README in $SRCDIR"
 require_command pgrep "(procps)"
+require_command flock "(util-linux)"
+
+# The README's check looks for `sleep 300` anywhere on the machine, and
+# this test runs once per launch backend, in parallel (make -j4): one
+# instance's sleeps would be another's leftovers (CI saw it).  The
+# instances take turns, by a lock every checkout shares.
+exec {turn}>"${TMPDIR:-/tmp}/runx-readme-test.lock"
+flock "$turn"
 
 # 2 the README's command, 3 its run, 3 its check
 plan $((2 + 3 + 3))
