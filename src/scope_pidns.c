@@ -349,21 +349,29 @@ static bool read_pending(pid_t pid, unsigned long long *mask)
  * Waits, up to FORWARD_WAIT_NS, until the init has forwarded sig: it has
  * taken sig from its signalfd (no longer pending) and is back asleep in
  * read(2) (state 'S'), which it reaches only after its kill(2) of -1
- * (pidns_init.c init_loop(); proc(5) for both files).  Polls every 50 us.
+ * (pidns_init.c init_loop(); proc(5) for both files).  Polls every 50 us,
+ * for at most FORWARD_WAIT_NS of CLOCK_MONOTONIC.
  */
 static void pidns_wait_forward(pid_t init, int sig)
 {
 	const struct timespec step = {0, 50 * 1000};
 	unsigned long long pending, bit = 1ULL << (sig - 1);
 	struct runx_proc_stat st;
+	struct timespec t0, now;
 
-	for (long long waited = 0; waited < FORWARD_WAIT_NS;
-	     waited += step.tv_nsec) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
 		if (!read_pending(init, &pending) ||
 		    runx_proc_stat(init, &st) < 0)
 			return;
 		if ((pending & bit) == 0 && st.state == 'S')
 			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) * 1000000000LL +
+			(now.tv_nsec - t0.tv_nsec) >=
+		    FORWARD_WAIT_NS)
+			return; /* on the clock: a loaded machine's polls
+				 * last longer than 50 us */
 		nanosleep(&step, NULL);
 	}
 }
