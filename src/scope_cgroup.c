@@ -338,6 +338,13 @@ static int cgroup_kill_counted(struct runx_scope *s, bool count)
 	return n > 0 ? n : 1;
 }
 
+/* Counts pid in *arg; 1 (the walk stops) once past FREEZE_MAX. */
+static int count_past_freeze_max(pid_t pid, void *arg)
+{
+	(void)pid;
+	return ++*(int *)arg > FREEZE_MAX;
+}
+
 /*
  * Freezes the subtree for a pass (cgroup.freeze): true once it is frozen.
  * Not for more than FREEZE_MAX processes: each must run to reach the
@@ -350,9 +357,11 @@ static int cgroup_kill_counted(struct runx_scope *s, bool count)
  */
 static bool freeze(struct runx_scope *s)
 {
-	int n = runx_cgroup_count(CG(s));
+	int n = 0;
 
-	if (n < 0 || n > FREEZE_MAX)
+	/* counted only up to FREEZE_MAX + 1: at 10,000 a full count read
+	 * all of cgroup.procs once more before the pass read it again */
+	if (runx_cgroup_each_pid(CG(s), count_past_freeze_max, &n) != 0)
 		return false;
 	if (runx_cgroup_freeze(CG(s), true, FREEZE_WAIT_NS) == 0)
 		return true;
