@@ -124,16 +124,47 @@ static void init_forward(int sig)
 		sig = SIGSTOP;
 	kill(-1, sig);
 }
-/* Reaps every child; true when none is left (ECHILD: the ns is empty). */
-static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st)
+/*
+ * Tells runx how the command ended, once: st->alone says whether the init
+ * has no other child left (waitid(2) with WNOWAIT: zombies count), in which
+ * case the init exits next; else leftovers run on (scope_pidns.c).
+ */
+static void tell(int status_fd, struct runx_pidns_status *st, bool *told)
+{
+	siginfo_t si;
+
+	if (*told)
+		return;
+	st->alone = waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+		    errno == ECHILD;
+	(void)!write(status_fd, st, sizeof(*st));
+	*told = true;
+}
+
+/*
+ * Reaps the command if it ended (waitpid(2) of its pid first: runx learns
+ * its status before the init reaps the rest, which can take seconds when
+ * thousands die at once), then every other child.  Tells runx once, as soon
+ * as the command's status is known (tell()).  True when no child is left
+ * (ECHILD: the namespace is empty).
+ */
+static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st,
+		      int status_fd, bool *told)
 {
 	int status;
 	pid_t pid;
 
+	if (!*ended && waitpid(command, &status, WNOHANG) == command) {
+		*ended = true;
+		st->wait_status = status;
+	}
+	if (*ended && !*told)
+		tell(status_fd, st, told);
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 		if (pid == command) {
 			*ended = true;
 			st->wait_status = status;
+			tell(status_fd, st, told);
 		}
 	return pid < 0 && errno == ECHILD;
 }
@@ -166,12 +197,7 @@ init_loop(int sigfd, int status_fd, pid_t command)
 				init_forward((int)si.ssi_signo);
 			continue;
 		}
-		bool empty = init_reap(command, &ended, &st);
-		if (ended && !told) {
-			st.alone = empty;
-			(void)!write(status_fd, &st, sizeof(st));
-			told = true;
-		}
+		bool empty = init_reap(command, &ended, &st, status_fd, &told);
 		if (ended && empty)
 			_exit(0);
 	}
