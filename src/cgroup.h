@@ -58,7 +58,11 @@ struct runx_cgroup {
  * in the directory's cgroup.procs.  Works for pure v2 (/sys/fs/cgroup) and
  * hybrid (/sys/fs/cgroup/unified) layouts.  Writes it into buf, and
  * remembers it with the path read, so that runx_cgroup_create and
- * runx_cgroup_create_limited below it need no second read.
+ * runx_cgroup_create_limited below it need no second read.  A later call
+ * (the next attempt's scope) whose /proc/self/cgroup names the same cgroup
+ * gives the directory found then, without reading mountinfo and
+ * cgroup.procs again (runx was not moved; its mounts do not change during
+ * a run).
  * Returns 0, -ENOENT (no cgroup v2 mounted or none holds runx), -errno.
  */
 int runx_cgroup_find_own(char *buf, size_t size);

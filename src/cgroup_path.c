@@ -155,6 +155,14 @@ int runx_cgroup_find_own(char *buf, size_t size)
 
 	if (r < 0)
 		return r;
+	/* the next attempt's scope: runx still in the cgroup found then,
+	 * whose directory needs no second mountinfo read and cgroup.procs
+	 * scan (the latter lists every process of a root cgroup) */
+	if (found.dir[0] != '\0' && strcmp(own, found.rel) == 0 &&
+	    strlen(found.dir) < size) {
+		strcpy(buf, found.dir);
+		return 0;
+	}
 	out_of_fds = false;
 	f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)

@@ -21,7 +21,7 @@ ps_tests=2
 # 16 a fresh cgroup, 6 options, 1 -v, posix_spawn, 44 adversarial trees
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
 # once, 10 exec failures, 8 unprivileged
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8))
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 3))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -310,5 +310,29 @@ else
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["reason"], "delegated to you" in (r["error"] or ""))' "$NOBODY_DIR/report.json" 2>&1)"
 	assert_no_cgroup "unprivileged -C: no cgroup left" "$RUNX_PID"
 fi
+
+# runx moved to another cgroup during the wait between two attempts:
+# attempt 2's cgroup is made below the new one.  runx keeps its own
+# cgroup's directory from attempt 1 (no second mountinfo read) only
+# while /proc/self/cgroup still names that cgroup.
+MOVED=$CGOWN/runx-test-moved.$$
+mkdir "$MOVED"
+at_exit 'rmdir "$MOVED" 2>/dev/null'
+mv_out=$TMPD/moved
+"$RUNX" "${CG_LAUNCH_ARGS[@]}" -C --attempts=2 --retry-on=3 --retry-delay=5s -- \
+	sh -c 'sed -n "s/^0:://p" /proc/self/cgroup >"$1.tmp" &&
+		mv "$1.tmp" "$1.$RUNX_ATTEMPT"; [ "$RUNX_ATTEMPT" = 2 ] || exit 3' \
+	sh "$mv_out" &
+mv_runx=$!
+wait_file "$mv_out.1" 60 || diag "attempt 1 wrote no cgroup in 60 s"
+echo "$mv_runx" >"$MOVED/cgroup.procs" || diag "cannot move runx (pid $mv_runx) to $MOVED"
+s=0
+wait "$mv_runx" || s=$?
+assert_eq "runx moved between attempts: attempt 2 exits 0" 0 "$s"
+moved_rel=${CGOWN_REL%/}/runx-test-moved.$$/runx-$mv_runx-
+assert_match "runx moved between attempts: attempt 2's cgroup is below the new one" \
+	"^${moved_rel}[^/]*\$" "$(cat "$mv_out.2" 2>/dev/null)"
+assert_false "runx moved between attempts: attempt 1's cgroup was below the old one" \
+	grep -q "/runx-test-moved\." "$mv_out.1"
 
 done_testing
