@@ -315,7 +315,8 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 			 "attempt");
 		return status;
 	}
-	if (res->reason == RUNX_END_RUNX_SIGNALED || res->total_timeout) {
+	if (res->reason == RUNX_END_RUNX_SIGNALED || res->told_to_stop != 0 ||
+	    res->total_timeout) {
 		tell_end(run, n,
 			 res->total_timeout ? "the total deadline passed"
 					    : "runx was told to stop");

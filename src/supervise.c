@@ -255,6 +255,9 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		sup_begin_stop(s, sig, "forwarding");
 		return false;
 	}
+	/* the attempt is being stopped already (its deadline, its
+	 * leftovers): it ends as that stop ends, and so does the run */
+	s->res->told_to_stop = sig;
 	sup_send_to_scope(s, sig, "forwarding");
 	if (s->phase == STOPPING) {
 		/* a second Ctrl-C, a second docker stop: SIGKILL now */

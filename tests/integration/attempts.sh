@@ -12,7 +12,7 @@
 
 require_command flock "(util-linux) to hold a lock across attempts"
 require_python3 "to read the JSON report"
-plan 180
+plan 186
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -371,6 +371,38 @@ for scope in group tree cgroup pidns; do
 			flock -n "$d/lock" true
 		kill_marked "$m"
 	fi
+done
+
+# A stop signal that comes while an attempt is being stopped (its
+# leftovers, after the command exited 1; its grace period, after its
+# deadline) ends the run as well: the attempt ends as its stop does, and
+# no further attempt starts (runx(1), ATTEMPTS).  Each case waits for -v
+# to say the stop began, so the signal cannot come before it.
+for told in leftovers deadline; do
+	new_marker m
+	err=$TMPD/told.$told.err
+	count=$TMPD/told.$told.count
+	if [ "$told" = leftovers ]; then
+		"$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=3 --retry-delay=0 -k 5 -- \
+			sh -c 'echo x >>"$1"; (trap "" TERM; exec sleep "$2") & sleep 0.2; exit 1' \
+			sh "$count" "$m" 2>"$err" &
+		want=1 began="stopping 1 leftover process"
+		what="while attempt 1's leftovers are stopped"
+	else
+		"$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=3 --retry-on=timeout --retry-delay=0 \
+			-t 2 -k 5 -- sh -c 'trap "" TERM; echo x >>"$1"; exec sleep "$2"' \
+			sh "$count" "$m" 2>"$err" &
+		want=124 began="deadline of .* reached"
+		what="in attempt 1's grace period after its deadline"
+	fi
+	told_pid=$!
+	poll 1200 0.05 grep -q "$began" "$err" || diag "$told: -v never said the stop began: $(cat "$err")"
+	kill -TERM "$told_pid"
+	s=0
+	wait "$told_pid" || s=$?
+	assert_eq "SIGTERM $what: runx exits $want" "$want" "$s"
+	assert_eq "SIGTERM $what: no further attempt" 1 "$(lines "$count")"
+	assert_dead "SIGTERM $what: nothing left" "$m"
 done
 
 done_testing
