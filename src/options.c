@@ -4,10 +4,12 @@
 #include "options.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "duration.h"
@@ -332,24 +334,28 @@ static const char *stop_signal_refusal(int signo)
 static int add_stop_signal(struct parser *p, const char *item, size_t len,
 			   sigset_t *set)
 {
-	char text[32], q[RUNX_QUOTE_SIZE];
+	char q[RUNX_QUOTE_SIZE];
 	const char *why;
 	int signo;
+	/* the whole item, however long, for the parser and the message
+	 * (which shortens a long one in the middle) */
+	char *text = strndup(item, len);
 
-	/* no signal name is this long: keep the start for the message */
-	if (len >= sizeof(text))
-		len = sizeof(text) - 1;
-	memcpy(text, item, len);
-	text[len] = '\0';
-	if (runx_signal_parse(text, &signo) < 0 || len == sizeof(text) - 1) {
+	if (text == NULL) {
+		say(p, "cannot read --stop-signals: %s", strerror(ENOMEM));
+		return -1;
+	}
+	if (runx_signal_parse(text, &signo) < 0) {
 		say(p, "invalid signal '%s' in --stop-signals", QUOTE(text, q));
+		free(text);
 		return -1;
 	}
 	why = stop_signal_refusal(signo);
-	if (why != NULL) {
+	if (why != NULL)
 		say(p, "signal '%s' in --stop-signals %s", QUOTE(text, q), why);
+	free(text);
+	if (why != NULL)
 		return -1;
-	}
 	sigaddset(set, signo);
 	return 0;
 }
@@ -517,20 +523,30 @@ static int set_limit(struct parser *p, int c, const char *value)
 static int set_outcomes(struct parser *p, int c, const char *value)
 {
 	struct runx_attempts_policy *a = &p->opts->attempts;
-	char q[RUNX_QUOTE_SIZE], bad[64];
+	char q[RUNX_QUOTE_SIZE];
 	bool retry = c == OPT_RETRY_ON;
+	/* room for the whole bad item: the message shortens it in the
+	 * middle, as every other value, so its end is never lost */
+	size_t size = strlen(value) + 1;
+	char *bad = malloc(size);
 
+	if (bad == NULL) {
+		say(p, "cannot read %s: %s", p->name, strerror(ENOMEM));
+		return -1;
+	}
 	if (runx_outcomes_parse(value, retry,
 				retry ? &a->retry_on : &a->success, bad,
-				sizeof(bad)) < 0) {
+				size) < 0) {
 		say(p, "invalid %s '%s' in %s (%s)",
 		    bad[0] == '\0' ? "empty item" : "item", QUOTE(bad, q),
 		    p->name,
 		    retry ? "failure, timeout, signal, oom, N, N-M or a signal "
 			    "name"
 			  : "N, N-M or a signal name");
+		free(bad);
 		return -1;
 	}
+	free(bad);
 	if (retry)
 		a->retry_on_text = value;
 	return 0;

@@ -5,7 +5,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "duration.h"
@@ -146,22 +148,23 @@ int runx_outcomes_parse(const char *text, bool kinds, struct runx_outcomes *set,
 			char *bad, size_t badsize)
 {
 	const char *s = text;
-	char item[64];
 
 	memset(set, 0, sizeof(*set));
 	for (;;) {
 		size_t len = strcspn(s, ",");
-		bool fits = len < sizeof(item);
+		/* an item of any length: "0...01" is 1 however many zeros */
+		char *item = strndup(s, len);
+		int r = item == NULL ? -ENOMEM
+			: len == 0   ? -EINVAL
+				     : one_item(item, kinds, set);
 
-		if (len >= sizeof(item))
-			len = sizeof(item) - 1;
-		memcpy(item, s, len);
-		item[len] = '\0';
-		if (!fits || len == 0 || one_item(item, kinds, set) < 0) {
-			snprintf(bad, badsize, "%s", item);
-			return -EINVAL;
+		free(item);
+		if (r < 0) {
+			snprintf(bad, badsize, "%.*s",
+				 len > INT_MAX ? INT_MAX : (int)len, s);
+			return r;
 		}
-		s += strcspn(s, ",");
+		s += len;
 		if (*s == '\0')
 			return 0;
 		s++;

@@ -77,8 +77,9 @@ int runx_attempts_parse(const char *text, int64_t *max);
  * items, none empty: "failure", "timeout", "signal", "oom" (with kinds
  * only); N or N-M (exit statuses 0 to 255, N <= M); a signal name as
  * runx_signal_parse() takes it that is no number ("SIGSEGV", "term",
- * "RTMIN+1").  Fills *set (emptied first).  Returns 0, or -EINVAL with the
- * offending item (NUL-terminated, truncated to fit) in bad.
+ * "RTMIN+1").  Items may be of any length.  Fills *set (emptied first).
+ * Returns 0, or -EINVAL (-ENOMEM) with the offending item in bad
+ * (NUL-terminated; whole if badsize exceeds its length, else cut to fit).
  */
 int runx_outcomes_parse(const char *text, bool kinds, struct runx_outcomes *set,
 			char *bad, size_t badsize);

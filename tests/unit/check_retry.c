@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common.h"
@@ -109,6 +110,27 @@ START_TEST(a_very_long_item_is_refused_shortened)
 	ck_assert_int_eq(
 	    runx_outcomes_parse(text, true, &set, bad, sizeof(bad)), -EINVAL);
 	ck_assert_uint_eq(strlen(bad), sizeof(bad) - 1);
+}
+END_TEST
+
+START_TEST(a_long_bad_item_is_given_whole_and_long_items_parse)
+{
+	char text[200], bad[200];
+	struct runx_outcomes set;
+
+	/* the message quotes the whole item (it shortens it in the middle),
+	 * so the parser cuts nothing when the buffer has room */
+	snprintf(text, sizeof(text), "1,%0100d-tail,2", 0);
+	ck_assert_int_eq(
+	    runx_outcomes_parse(text, true, &set, bad, sizeof(bad)), -EINVAL);
+	ck_assert_uint_eq(strlen(bad), 105);
+	ck_assert_str_eq(bad + 100, "-tail");
+	/* 99 zeros and a 1 is status 1, as a short "1" is */
+	snprintf(text, sizeof(text), "%0100d", 1);
+	ck_assert_int_eq(
+	    runx_outcomes_parse(text, false, &set, bad, sizeof(bad)), 0);
+	ck_assert(set.status[0] == 2 && set.status[1] == 0 &&
+		  set.status[2] == 0 && set.status[3] == 0);
 }
 END_TEST
 
@@ -258,6 +280,7 @@ static Suite *retry_suite(void)
 	tcase_add_test(tc, retry_on_lists_kinds_statuses_ranges_and_signals);
 	tcase_add_test(tc, outcome_lists_reject_bad_items_naming_them);
 	tcase_add_test(tc, a_very_long_item_is_refused_shortened);
+	tcase_add_test(tc, a_long_bad_item_is_given_whole_and_long_items_parse);
 	tcase_add_test(tc, decimals_are_plain_digits_within_bounds);
 	tcase_add_test(tc, the_verdict_follows_retry_on_and_success_exit);
 	tcase_add_test(tc, waits_grow_by_the_backoff_up_to_the_maximum);
