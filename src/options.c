@@ -336,7 +336,7 @@ static int add_stop_signal(struct parser *p, const char *item, size_t len,
 {
 	char q[RUNX_QUOTE_SIZE];
 	const char *why;
-	int signo;
+	int signo, r = -1;
 	/* the whole item, however long, for the parser and the message
 	 * (which shortens a long one in the middle) */
 	char *text = strndup(item, len);
@@ -345,19 +345,14 @@ static int add_stop_signal(struct parser *p, const char *item, size_t len,
 		say(p, "cannot read --stop-signals: %s", strerror(ENOMEM));
 		return -1;
 	}
-	if (runx_signal_parse(text, &signo) < 0) {
+	if (runx_signal_parse(text, &signo) < 0)
 		say(p, "invalid signal '%s' in --stop-signals", QUOTE(text, q));
-		free(text);
-		return -1;
-	}
-	why = stop_signal_refusal(signo);
-	if (why != NULL)
+	else if ((why = stop_signal_refusal(signo)) != NULL)
 		say(p, "signal '%s' in --stop-signals %s", QUOTE(text, q), why);
+	else
+		r = sigaddset(set, signo);
 	free(text);
-	if (why != NULL)
-		return -1;
-	sigaddset(set, signo);
-	return 0;
+	return r;
 }
 
 /* --stop-signals=SIG[,SIG]...: no empty list or item, only caught ones. */

@@ -158,7 +158,7 @@ static bool init_reap(pid_t command, bool *ended, struct runx_pidns_status *st,
 		*ended = true;
 		st->wait_status = status;
 	}
-	if (*ended && !*told)
+	if (*ended)
 		tell(status_fd, st, told);
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
 		if (pid == command) {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "pidns.h"
 #include "proc.h"
 #include "scope_impl.h"
@@ -357,19 +358,15 @@ static void pidns_wait_forward(pid_t init, int sig)
 	const struct timespec step = {0, 50 * 1000};
 	unsigned long long pending, bit = 1ULL << (sig - 1);
 	struct runx_proc_stat st;
-	struct timespec t0, now;
+	int64_t until = runx_now_ns() + FORWARD_WAIT_NS;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		if (!read_pending(init, &pending) ||
 		    runx_proc_stat(init, &st) < 0)
 			return;
 		if ((pending & bit) == 0 && st.state == 'S')
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - t0.tv_sec) * 1000000000LL +
-			(now.tv_nsec - t0.tv_nsec) >=
-		    FORWARD_WAIT_NS)
+		if (runx_now_ns() >= until)
 			return; /* on the clock: a loaded machine's polls
 				 * last longer than 50 us */
 		nanosleep(&step, NULL);
