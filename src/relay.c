@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -186,6 +187,20 @@ static bool flush_buffer(struct runx_relay_stream *s)
 }
 
 /*
+ * True if the pipe fd is empty and has no writer left: FIONREAD says 0
+ * bytes (pipe(7)) and poll(2) says POLLHUP.  A pipe that is empty while a
+ * writer still holds it is not at EOF.
+ */
+static bool at_eof(int fd)
+{
+	int queued = -1;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return ioctl(fd, FIONREAD, &queued) == 0 && queued == 0 &&
+	       poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/*
  * Moves one chunk from the pipe.  Returns bytes read (>0), 0 for nothing
  * now, -1 when the stream is finished (EOF or a failed destination).
  */
@@ -201,7 +216,11 @@ static ssize_t move_chunk(struct runx_relay_stream *s)
 		if (n == 0)
 			return -1;
 		if (errno == EAGAIN) {
-			/* the pipe said readable: the destination is full */
+			/* the pipe said readable: either the destination is
+			 * full, or the pipe is empty with no writer left
+			 * (splice(2) tries the full destination first) */
+			if (at_eof(s->src))
+				return -1;
 			s->dst_full = true;
 			return 0;
 		}
@@ -257,41 +276,64 @@ static bool readable_now(int fd)
 }
 
 /*
- * Moves what is in the pipe now, waiting for a full destination as a
- * blocking writer would, but at most stall_ms without progress;
- * and in at most RUNX_RELAY_DRAIN_CHUNKS rounds (one round moves a chunk
- * or waits once), for a writer outside the scope that never stops.
+ * One round of the final drain over every open stream: a stream whose pipe
+ * is empty now is closed; the others move a chunk each.  When none could
+ * move anything (every open destination is full), one poll(2) waits for
+ * any of them to take more, at most stall_ms, so that readers that all
+ * stopped are waited for stall_ms once, not once per stream.  Returns
+ * false when the drain is over: no stream left open, or that wait passed
+ * with no reader taking anything (the rest is dropped).
  */
-static void drain(struct runx_relay_stream *s, int stall_ms)
+static bool drain_round(struct runx_relay *r, int stall_ms)
 {
-	/* every round counts (a wait, a flush or a chunk), so that no
-	 * pattern of poll(2) answers can make this loop spin */
-	for (int rounds = 0; s->src >= 0 && rounds < RUNX_RELAY_DRAIN_CHUNKS;
-	     rounds++) {
-		if (s->dst_full || s->len > 0) {
-			struct pollfd p = {.fd = s->dst, .events = POLLOUT};
-			int n = poll(&p, 1, stall_ms);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break; /* the reader stalled: drop the rest */
-			s->dst_full = false;
-			if (s->len > 0 && !flush_buffer(s))
-				break;
-			continue;
+	struct pollfd p[2];
+	struct runx_relay_stream *waiting[2];
+	int n = 0;
+	bool moved = false;
+
+	for (int i = 0; i < r->nstreams; i++) {
+		struct runx_relay_stream *s = &r->stream[i];
+		if (s->src >= 0 && !s->dst_full && s->len == 0) {
+			ssize_t m = readable_now(s->src) ? move_chunk(s) : -1;
+			if (m < 0 || (m == 0 && !s->dst_full && s->len == 0))
+				close_stream(s); /* empty, EOF or failed */
+			moved = moved || m > 0;
 		}
-		if (!readable_now(s->src))
-			break; /* empty */
-		if (move_chunk(s) < 0)
-			break;
+		if (s->src >= 0 && (s->dst_full || s->len > 0)) {
+			p[n] = (struct pollfd){.fd = s->dst, .events = POLLOUT};
+			waiting[n++] = s;
+		}
 	}
+	if (moved)
+		return true;
+	if (n == 0)
+		return false;
+	int k = poll(p, (nfds_t)n, stall_ms);
+	if (k < 0 && errno == EINTR)
+		return true;
+	if (k <= 0)
+		return false; /* the readers stalled: drop the rest */
+	for (int j = 0; j < n; j++) {
+		if (p[j].revents == 0)
+			continue;
+		waiting[j]->dst_full = false;
+		if (waiting[j]->len > 0 && !flush_buffer(waiting[j]))
+			close_stream(waiting[j]);
+	}
+	return true;
 }
 
 void runx_relay_finish(struct runx_relay *r, int stall_ms)
 {
+	/* every round counts (a wait, or a chunk per stream), so that no
+	 * pattern of poll(2) answers, and no writer outside the scope that
+	 * never stops, can keep runx here */
+	for (int rounds = 0;
+	     rounds < RUNX_RELAY_DRAIN_CHUNKS && drain_round(r, stall_ms);
+	     rounds++)
+		;
 	for (int i = 0; i < r->nstreams; i++) {
 		struct runx_relay_stream *s = &r->stream[i];
-		drain(s, stall_ms);
 		if (s->src >= 0 || s->dst >= 0)
 			close_stream(s);
 	}

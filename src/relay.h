@@ -76,10 +76,13 @@ bool runx_relay_holds_output(const struct runx_relay *r);
 /*
  * At the end: delivers what is still in the pipes, waiting for a slow
  * reader as a blocking writer would, but giving up after stall_ms
- * milliseconds in which the destination accepted nothing (the supervisor
- * passes the grace period: runx(1), --idle-timeout), or after
- * RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that still
- * holds and fills the pipe must not keep runx); then closes everything.
+ * milliseconds in which no destination accepted anything (the supervisor
+ * passes the grace period: runx(1), --idle-timeout; stdout and stderr are
+ * waited for together, so two stalled readers cost stall_ms once), or
+ * after RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that
+ * still holds and fills the pipe must not keep runx); then closes
+ * everything.  A pipe found empty with no writer left (pipe(7): FIONREAD
+ * 0 and POLLHUP) is at its end, whatever its destination's state.
  * Never fails.
  */
 void runx_relay_finish(struct runx_relay *r, int stall_ms);
