@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
@@ -309,16 +309,6 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 	return reached == 0 && error < 0 ? error : reached;
 }
 
-/* Nanoseconds since t0 (CLOCK_MONOTONIC). */
-static long long since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000000000LL +
-	       (now.tv_nsec - t0->tv_nsec);
-}
-
 /*
  * Repeats "list, signal the new ones" until a pass finds nobody new (a
  * process whose parent got a fatal signal cannot fork any more, fork(2)
@@ -335,11 +325,10 @@ static long long since(const struct timespec *t0)
 static int sweep(struct runx_pidset *done, struct runx_pidset *also,
 		 const struct send *how, bool newcomers)
 {
-	struct timespec t0;
+	int64_t t0 = runx_now_ns();
 	int total = 0, fresh = 1, error = 0;
 	long last = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int pass = 0; fresh > 0 && pass < MAX_SWEEPS; pass++) {
 		long now = runx_proc_last_pid();
 		bool skip = !newcomers && pass > 0 && now >= 0 && now == last;
@@ -351,7 +340,7 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also,
 			break; /* the walk itself failed */
 		total += r > 0 ? r : 0;
 		if (how->sig != SIGKILL && pass >= 1 &&
-		    since(&t0) > SWEEP_BUDGET_NS)
+		    runx_now_ns() - t0 > SWEEP_BUDGET_NS)
 			break;
 	}
 	return total == 0 && error < 0 ? error : total;
