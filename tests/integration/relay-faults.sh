@@ -11,34 +11,52 @@ require_python3 "(the test harness)"
 # 7 per destination nobody reads, 1 for the terminal's flags, 4 for the end
 plan $((7 * 3 + 1 + 4))
 
-# The harness: python3 gives runx a stdout (and stderr) nobody reads, runs
-# it with a hang guard and prints runx's status, or "hung".
+# The harness: python3 gives runx a stdout and stderr nobody reads, runs
+# it with a hang guard and prints runx's status, or "hung" (with TIMED=1
+# in the environment, then its wall time in whole seconds).  KIND: pty,
+# pipe or socket (one destination for both); two (a pipe each); full
+# (stdout to /dev/null, stderr to a pipe already full).
 cat >"$TMPD/stuck.py" <<'EOF'
-import os, pty, socket, subprocess, sys
+import fcntl, os, pty, socket, subprocess, sys, time
 kind, argv = sys.argv[1], sys.argv[2:]
 keep = []
 if kind == "pty":
     master, slave = pty.openpty()
-    keep = [master]
-    out = slave
-elif kind == "pipe":
+    keep, out, err = [master], slave, slave
+elif kind in ("pipe", "two", "full"):
     r, w = os.pipe()
-    keep = [r]
-    out = w
+    keep, out, err = [r], w, w
+    if kind == "two":
+        r2, err = os.pipe()
+        keep.append(r2)
+    elif kind == "full":
+        fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
+        try:
+            while True:
+                os.write(w, b"x" * 4096)
+        except BlockingIOError:
+            pass
+        fcntl.fcntl(w, fcntl.F_SETFL, 0)
+        out = subprocess.DEVNULL
 elif kind == "socket":
     a, b = socket.socketpair()
-    keep = [a]
-    out = b.fileno()
     b.setblocking(True)
-p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    keep, out, err = [a], b.fileno(), b.fileno()
+t = time.monotonic()
+p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
 if kind != "socket":
-    os.close(out)
+    for fd in {out, err} - {subprocess.DEVNULL}:
+        os.close(fd)
 try:
-    print(p.wait(timeout=60))
+    status = p.wait(timeout=60)
 except subprocess.TimeoutExpired:
     p.kill()
     p.wait()
-    print("hung")
+    status = "hung"
+if os.environ.get("TIMED"):
+    print(status, int(time.monotonic() - t))
+else:
+    print(status)
 EOF
 
 for kind in pty pipe socket; do
@@ -83,30 +101,12 @@ assert_eq "terminal: its file status flags are unchanged after the relay" "0 sam
 
 # At the end runx waits for its readers at most the grace period (runx(1),
 # --idle-timeout) with stdout and stderr together: two readers that both
-# stopped cost one grace period, not two.  The harness gives stdout and
-# stderr a pipe each that nobody reads and prints runx's status and its
-# wall time.  With -t 0.5 -k 10 the waits alone take 10 s if runx waits
+# stopped cost one grace period, not two (a pipe each, nobody reads).  With -t 0.5 -k 10 the waits alone take 10 s if runx waits
 # once and 20 s if it waits per stream (poll(2) timeouts, which load can
 # only lengthen): 17 s leaves 6.5 s for starting and stopping on a loaded
 # machine.
-cat >"$TMPD/two.py" <<'EOF2'
-import os, subprocess, sys, time
-r1, w1 = os.pipe()
-r2, w2 = os.pipe()
-t = time.monotonic()
-p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=w1, stderr=w2)
-os.close(w1)
-os.close(w2)
-try:
-    status = p.wait(timeout=60)
-except subprocess.TimeoutExpired:
-    p.kill()
-    p.wait()
-    status = "hung"
-print(status, int(time.monotonic() - t))
-EOF2
 new_marker m
-"$PY" "$TMPD/two.py" "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 10 \
+TIMED=1 "$PY" "$TMPD/stuck.py" two "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 10 \
 	--idle-timeout=30 -- sh -c "yes $m & yes $m >&2" >"$TMPD/two.out"
 read -r status secs <"$TMPD/two.out"
 assert_eq "two pipes nobody reads: -t 0.5 -k 10: 124" 124 "$status"
@@ -122,27 +122,8 @@ assert_dead "two pipes nobody reads: the writers are gone" "$m"
 # the command closes its stderr at once (EOF on the relay's pipe, where
 # splice(2) still says EAGAIN, trying the full destination first); then
 # it is silent, so the idle deadline ends it, not -t 30.
-cat >"$TMPD/full.py" <<'EOF2'
-import fcntl, os, subprocess, sys
-r, w = os.pipe()
-fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
-try:
-    while True:
-        os.write(w, b"x" * 4096)
-except BlockingIOError:
-    pass
-fcntl.fcntl(w, fcntl.F_SETFL, 0)
-p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
-os.close(w)
-try:
-    print(p.wait(timeout=60))
-except subprocess.TimeoutExpired:
-    p.kill()
-    p.wait()
-    print("hung")
-EOF2
 new_marker m
-"$PY" "$TMPD/full.py" "$RUNX" "${LAUNCH_ARGS[@]}" -t 30 --idle-timeout=1 \
+"$PY" "$TMPD/stuck.py" full "$RUNX" "${LAUNCH_ARGS[@]}" -t 30 --idle-timeout=1 \
 	--report="$TMPD/ended.json" -- sh -c "exec 2>&-; sleep $m" >"$TMPD/ended.out"
 assert_eq "a full pipe whose writer closed it: the idle deadline fired" "124 idle_timeout" \
 	"$(cat "$TMPD/ended.out") $("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMPD/ended.json")"

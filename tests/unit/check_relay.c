@@ -28,6 +28,15 @@ static void make_pipe(int p[2])
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
 }
 
+/* Closes both ends of the test's two pipes. */
+static void close_pipes(const int out[2], const int err[2])
+{
+	for (int i = 0; i < 2; i++) {
+		close(out[i]);
+		close(err[i]);
+	}
+}
+
 /* Fills the pipe whose write end is w until it takes nothing more. */
 static void fill(int w)
 {
@@ -92,10 +101,7 @@ START_TEST(bytes_arrive_whole_and_the_end_closes_the_stream)
 	ck_assert_int_eq(read(err[0], got, sizeof(got)), 4);
 	ck_assert_str_eq(got, "oops");
 	runx_relay_finish(&r, 0);
-	for (int i = 0; i < 2; i++) {
-		close(out[i]);
-		close(err[i]);
-	}
+	close_pipes(out, err);
 }
 END_TEST
 
@@ -122,10 +128,7 @@ START_TEST(an_ended_pipe_with_a_full_destination_holds_nothing)
 	int64_t start = runx_now_ns();
 	runx_relay_finish(&r, 20000);
 	ck_assert_int_lt(runx_now_ns() - start, 10000 * MS);
-	for (int i = 0; i < 2; i++) {
-		close(out[i]);
-		close(err[i]);
-	}
+	close_pipes(out, err);
 }
 END_TEST
 
@@ -156,10 +159,7 @@ START_TEST(two_stalled_readers_are_waited_for_once)
 	ck_assert_int_ge(took, 1000 * MS);
 	ck_assert_int_lt(took, 1900 * MS);
 	ck_assert_int_eq(r.nstreams, 0);
-	for (int i = 0; i < 2; i++) {
-		close(out[i]);
-		close(err[i]);
-	}
+	close_pipes(out, err);
 }
 END_TEST
 
