@@ -212,7 +212,7 @@ assert_dead "TERM to runx during an attempt: the command is dead" "$m"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=3 --retry-delay=30 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
-poll 400 0.05 grep -q "attempt 2 in" "$TMPD/v"
+poll 400 0.05 grep -qs "attempt 2 in" "$TMPD/v"
 t0=$(date +%s%N)
 kill -TERM "$RUNX_PID"
 wait_pid_exit "$RUNX_PID"
@@ -223,7 +223,7 @@ assert_eq "TERM to runx during a wait: no further attempt" 1 "$(lines "$C")"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=2 --retry-delay=1.5 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
-poll 400 0.05 grep -q "attempt 2 in" "$TMPD/v"
+poll 400 0.05 grep -qs "attempt 2 in" "$TMPD/v"
 kill -HUP "$RUNX_PID"
 wait_pid_exit "$RUNX_PID"
 assert_eq "HUP to runx during a wait: the run goes on (status 1)" 1 "$WAIT_STATUS"
@@ -396,7 +396,7 @@ for told in leftovers deadline; do
 		what="in attempt 1's grace period after its deadline"
 	fi
 	told_pid=$!
-	poll 1200 0.05 grep -q "$began" "$err" || diag "$told: -v never said the stop began: $(cat "$err")"
+	poll 1200 0.05 grep -qs "$began" "$err" || diag "$told: -v never said the stop began: $(cat "$err")"
 	kill -TERM "$told_pid"
 	s=0
 	wait "$told_pid" || s=$?

@@ -176,7 +176,7 @@ f=$TMPD/hup.$m
 runx_bg --kill-scope=pidns -k 20 -- sh -c "trap : HUP; setsid sh -c 'trap \"echo HUP >>$f\" HUP; trap \"echo TERM >>$f; exit 0\" TERM; echo >$f.ready; while :; do sleep $m; done' & while :; do sleep 0.1; done"
 if wait_file "$f.ready"; then
 	kill -HUP "$RUNX_PID"
-	poll 1000 0.02 grep -q HUP "$f"
+	poll 1000 0.02 grep -qs HUP "$f"
 	assert_true "SIGHUP to runx: forwarded, not a stop (runx runs on)" pid_alive "$RUNX_PID"
 	kill -TERM "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 40
@@ -219,7 +219,7 @@ assert_eq "--idle-timeout with pidns: the output went through" x "$(cat "$TMPD/i
 new_marker m
 runx_bg -v --kill-scope=pidns --report="$TMPD/r.json" -- sleep "$m" 2>"$TMPD/v"
 rpid=$RUNX_PID
-poll 1000 0.02 grep -q "started 'sleep'" "$TMPD/v"
+poll 1000 0.02 grep -qs "started 'sleep'" "$TMPD/v"
 out=$(cat "$TMPD/v")
 assert_match "-v: the command's pid here and in the namespace, and the init's" \
 	"started 'sleep' as pid [0-9]+ \\(2 in the pid namespace of init [0-9]+;" "$out"
