@@ -11,14 +11,17 @@ SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 README=$SRCDIR/README
 [ -r "$README" ] || skip_all "no README in $SRCDIR"
 require_command pgrep "(procps)"
-require_command flock "(util-linux)"
+require_command unshare "(util-linux)"
 
-# The README's check looks for `sleep 300` anywhere on the machine, and
-# this test runs once per launch backend, in parallel (make -j4): one
-# instance's sleeps would be another's leftovers (CI saw it).  The
-# instances take turns, by a lock every checkout shares.
-exec {turn}>"${TMPDIR:-/tmp}/runx-readme-test.lock"
-flock "$turn"
+# The README's check looks for `sleep 300` anywhere on the machine: any
+# other `sleep 300` (another program's, on a shared machine) would be
+# taken for a leftover (a README run in the suite saw one that no test
+# had started).  So the job, and the check that must find nothing, run in
+# a PID namespace of their own with its own /proc, where the only
+# processes are theirs.
+IN_OWN_PIDNS=(unshare --pid --fork --mount-proc --kill-child)
+"${IN_OWN_PIDNS[@]}" true 2>"$TMPD/unshare.err" ||
+	skip_all "cannot make a PID namespace with its own /proc (needs root): $(head -n 1 "$TMPD/unshare.err")"
 
 # 2 the README's command, 3 its run, 3 its check
 plan $((2 + 3 + 3))
@@ -34,7 +37,7 @@ assert_match "README (1) then runs ./src/runx" '^\./src/runx ' "$job"
 # Run from a directory whose src/runx is the binary under test.
 mkdir -p "$TMPD/top/src"
 ln -s "$RUNX" "$TMPD/top/src/runx"
-out=$(cd "$TMPD/top" && guarded 60 bash -c "$job" 2>"$TMPD/stderr")
+out=$(cd "$TMPD/top" && guarded 60 "${IN_OWN_PIDNS[@]}" bash -c "$job" 2>"$TMPD/stderr")
 s=$?
 assert_eq "README (1) under bash -c: the shell's status" 0 "$s" "$(cat "$TMPD/stderr")"
 assert_eq "README (1) under bash -c: runx exits 124, nothing is left" \
@@ -63,7 +66,7 @@ assert_match "the check finds a leftover 'sleep 300' by its pid" "(^|$nl)$pid sl
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 # ... and a command line that only contains the words is not one.
-found=$(bash -c "$check # sleep 300")
+found=$(guarded 60 "${IN_OWN_PIDNS[@]}" bash -c "$check # sleep 300")
 assert_eq "the check does not find a shell whose command line holds 'sleep 300'" \
 	"no process left behind" "$found"
 
