@@ -51,7 +51,7 @@ done
 while read -r p; do echo "$p"; done <"$f" >"$TMPD/procs"
 EOF
 new_marker
-MK=$M "$RUNX" -C -- sh "$TMPD/procs.sh" &
+MK=$M "$RUNX" -C -t 60s -- sh "$TMPD/procs.sh" & # -t: its count loop has no other bound
 rpid=$!
 wait $rpid
 assert_eq "cgroup: the command exits 0" 0 "$?"
