@@ -274,7 +274,7 @@ int runx_attempt_release(struct runx_attempt *a, int status)
 	char where[PATH_MAX + 64];
 
 	if (a->relaying)
-		runx_relay_finish(&a->relay, 0);
+		runx_relay_finish(&a->relay, 0, NULL);
 	a->relaying = false;
 	if (a->child.pidfd >= 0)
 		close(a->child.pidfd);

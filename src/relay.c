@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "stdio_guard.h"
 
 /* Closes a stream's pipe and destination and frees its buffer. */
@@ -25,6 +26,29 @@ static void close_stream(struct runx_relay_stream *s)
 	free(s->buf);
 	memset(s, 0, sizeof(*s));
 	s->src = s->dst = -1;
+}
+
+/*
+ * Closes a stream that is finished; if its destination failed with an
+ * error other than EPIPE (s->error: ENOSPC, EFBIG, EIO...), the first
+ * such error is kept in r for runx_relay_take_error().
+ */
+static void end_stream(struct runx_relay *r, struct runx_relay_stream *s)
+{
+	if (s->error != 0 && s->error != EPIPE && r->error == 0) {
+		r->error = s->error;
+		r->error_slot = s->slot;
+	}
+	close_stream(s);
+}
+
+int runx_relay_take_error(struct runx_relay *r, int *slot)
+{
+	int e = r->error;
+
+	*slot = r->error_slot;
+	r->error = 0;
+	return e;
 }
 
 /*
@@ -65,12 +89,14 @@ static int private_destination(int dst, bool *is_socket)
  * (F_SETPIPE_SZ, fcntl(2); capped by /proc/sys/fs/pipe-max-size), so that
  * each splice(2) moves more and the supervisor wakes less often.
  */
-static int open_stream(struct runx_relay_stream *s, int dst, int *child_end)
+static int open_stream(struct runx_relay_stream *s, int slot, int dst,
+		       int *child_end)
 {
 	int p[2];
 
 	memset(s, 0, sizeof(*s));
 	s->src = s->dst = -1;
+	s->slot = slot;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	s->src = p[0];
@@ -110,20 +136,23 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 	int source[3] = {-1, stdio->source[1], stdio->source[2]};
 
 	r->nstreams = 0;
+	r->error = r->error_slot = 0;
 	r->child_end[0] = r->child_end[1] = -1;
 	for (int slot = 1; slot <= 2; slot++) {
 		if (dst[slot] < 0)
 			continue; /* closed: stays closed in the command */
 		if (slot == 2 && stdio->source[2] >= 0 && dst[2] == dst[1]) {
 			source[2] = source[1]; /* -m, -o F -e F: one pipe */
+			if (r->nstreams > 0)
+				r->stream[r->nstreams - 1].slot = 3; /* both */
 			continue;
 		}
 		int i = r->nstreams;
-		int ret =
-		    open_stream(&r->stream[i], dst[slot], &r->child_end[i]);
+		int ret = open_stream(&r->stream[i], slot, dst[slot],
+				      &r->child_end[i]);
 		if (ret < 0) {
 			runx_relay_launched(r);
-			runx_relay_finish(r, 0);
+			runx_relay_finish(r, 0, NULL);
 			return ret;
 		}
 		r->nstreams++;
@@ -176,6 +205,7 @@ static bool flush_buffer(struct runx_relay_stream *s)
 				s->dst_full = true;
 				return true;
 			}
+			s->error = errno;
 			return false;
 		}
 		s->off += (size_t)n;
@@ -224,8 +254,10 @@ static ssize_t move_chunk(struct runx_relay_stream *s)
 			s->dst_full = true;
 			return 0;
 		}
-		if (errno != EINVAL && errno != ENOSYS)
+		if (errno != EINVAL && errno != ENOSYS) {
+			s->error = errno;
 			return -1;
+		}
 		s->use_splice = false; /* e.g. a terminal: read/write */
 	}
 	if (s->buf == NULL && (s->buf = malloc(RUNX_RELAY_BUFSIZE)) == NULL)
@@ -254,11 +286,11 @@ size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n)
 			if (p[k].fd == s->dst && (s->dst_full || s->len > 0)) {
 				s->dst_full = false;
 				if (!flush_buffer(s))
-					close_stream(s);
+					end_stream(r, s);
 			} else if (p[k].fd == s->src) {
 				ssize_t m = move_chunk(s);
 				if (m < 0)
-					close_stream(s);
+					end_stream(r, s);
 				else
 					moved += (size_t)m;
 			}
@@ -275,18 +307,36 @@ static bool readable_now(int fd)
 	return poll(&p, 1, 0) > 0;
 }
 
+/* What one round of the final drain did. */
+enum drain {
+	DRAIN_MOVED, /* a destination took more: progress */
+	DRAIN_WOKE,  /* the wake fd was readable (not a stop), or EINTR */
+	DRAIN_OVER,  /* no stream left, the wait passed, or told to stop */
+};
+
+/* Bytes still held for stream s: buffered, and queued in its pipe. */
+static size_t held_bytes(const struct runx_relay_stream *s)
+{
+	int queued = 0;
+
+	if (s->src < 0)
+		return 0;
+	if (ioctl(s->src, FIONREAD, &queued) < 0 || queued < 0)
+		queued = 0;
+	return s->len + (size_t)queued;
+}
+
 /*
  * One round of the final drain over every open stream: a stream whose pipe
  * is empty now is closed; the others move a chunk each.  When none could
  * move anything (every open destination is full), one poll(2) waits for
- * any of them to take more, at most stall_ms, so that readers that all
- * stopped are waited for stall_ms once, not once per stream.  Returns
- * false when the drain is over: no stream left open, or that wait passed
- * with no reader taking anything (the rest is dropped).
+ * any of them to take more, or for wake->fd, at most wait_ms, so that
+ * readers that all stopped are waited for once, not once per stream.
  */
-static bool drain_round(struct runx_relay *r, int stall_ms)
+static enum drain drain_round(struct runx_relay *r, int wait_ms,
+			      const struct runx_relay_wake *wake)
 {
-	struct pollfd p[2];
+	struct pollfd p[3];
 	struct runx_relay_stream *waiting[2];
 	int n = 0;
 	bool moved = false;
@@ -296,7 +346,7 @@ static bool drain_round(struct runx_relay *r, int stall_ms)
 		if (s->src >= 0 && !s->dst_full && s->len == 0) {
 			ssize_t m = readable_now(s->src) ? move_chunk(s) : -1;
 			if (m < 0 || (m == 0 && !s->dst_full && s->len == 0))
-				close_stream(s); /* empty, EOF or failed */
+				end_stream(r, s); /* empty, EOF or failed */
 			moved = moved || m > 0;
 		}
 		if (s->src >= 0 && (s->dst_full || s->len > 0)) {
@@ -305,47 +355,83 @@ static bool drain_round(struct runx_relay *r, int stall_ms)
 		}
 	}
 	if (moved)
-		return true;
+		return DRAIN_MOVED;
 	if (n == 0)
-		return false;
-	int k = poll(p, (nfds_t)n, stall_ms);
+		return DRAIN_OVER;
+	p[n] = (struct pollfd){.fd = wake != NULL ? wake->fd : -1,
+			       .events = POLLIN};
+	int k = poll(p, (nfds_t)n + 1, wait_ms);
 	if (k < 0 && errno == EINTR)
-		return true;
+		return DRAIN_WOKE;
 	if (k <= 0)
-		return false; /* the readers stalled: drop the rest */
+		return DRAIN_OVER; /* the readers stalled: drop the rest */
+	bool took = false;
 	for (int j = 0; j < n; j++) {
 		if (p[j].revents == 0)
 			continue;
+		took = true;
 		waiting[j]->dst_full = false;
 		if (waiting[j]->len > 0 && !flush_buffer(waiting[j]))
-			close_stream(waiting[j]);
+			end_stream(r, waiting[j]);
 	}
-	return true;
+	if (p[n].revents != 0 && wake->stop(wake->arg))
+		return DRAIN_OVER;
+	return took ? DRAIN_MOVED : DRAIN_WOKE;
 }
 
-void runx_relay_finish(struct runx_relay *r, int stall_ms)
+/* What is left of a wait of stall_ms that began at since (ns, the
+ * monotonic clock), in whole ms rounded up; 0 once it has passed. */
+static int ms_left(int stall_ms, int64_t since)
 {
+	int64_t left = (int64_t)stall_ms * 1000000 - (runx_now_ns() - since);
+
+	return left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+}
+
+size_t runx_relay_finish(struct runx_relay *r, int stall_ms,
+			 const struct runx_relay_wake *wake)
+{
+	size_t dropped = 0;
+	int64_t since = runx_now_ns(); /* the last progress */
+
 	/* every round counts (a wait, or a chunk per stream), so that no
 	 * pattern of poll(2) answers, and no writer outside the scope that
-	 * never stops, can keep runx here */
-	for (int rounds = 0;
-	     rounds < RUNX_RELAY_DRAIN_CHUNKS && drain_round(r, stall_ms);
-	     rounds++)
-		;
+	 * never stops, can keep runx here; a wake-up that was not a stop
+	 * only shortens the wait that follows */
+	for (int rounds = 0; rounds < RUNX_RELAY_DRAIN_CHUNKS;) {
+		enum drain d = drain_round(r, ms_left(stall_ms, since), wake);
+		if (d == DRAIN_OVER)
+			break;
+		if (d == DRAIN_MOVED) {
+			since = runx_now_ns();
+			rounds++;
+		} else if (ms_left(stall_ms, since) == 0) {
+			break;
+		}
+	}
 	for (int i = 0; i < r->nstreams; i++) {
 		struct runx_relay_stream *s = &r->stream[i];
+		dropped += held_bytes(s);
 		if (s->src >= 0 || s->dst >= 0)
 			close_stream(s);
 	}
 	r->nstreams = 0;
 	runx_relay_launched(r);
+	return dropped;
 }
 
 bool runx_relay_holds_output(const struct runx_relay *r)
 {
 	for (int i = 0; i < r->nstreams; i++) {
 		const struct runx_relay_stream *s = &r->stream[i];
-		if (s->src >= 0 && (s->dst_full || s->len > 0))
+		int queued = 0;
+		if (s->src < 0)
+			continue;
+		/* a destination that took more in the round the idle timer
+		 * fired in is no longer full, but what the command wrote is
+		 * still in the pipe, unread: not silence either */
+		if (s->dst_full || s->len > 0 ||
+		    (ioctl(s->src, FIONREAD, &queued) == 0 && queued > 0))
 			return true;
 	}
 	return false;

@@ -26,12 +26,15 @@ struct runx_relay_stream {
 	size_t chunk;	 /* bytes per splice(2): the pipe's capacity */
 	char *buf;	 /* read/write fallback: bytes not yet written */
 	size_t off, len;
+	int slot;  /* the command's fd: 1 or 2; 3 when one pipe serves both */
+	int error; /* errno of the write that failed, or 0 */
 };
 
 struct runx_relay {
 	struct runx_relay_stream stream[2];
 	int nstreams;
 	int child_end[2]; /* pipe write ends for the child, -1 after launch */
+	int error, error_slot; /* first destination error but EPIPE, 0 */
 };
 
 /*
@@ -67,24 +70,49 @@ int runx_relay_poll_fds(const struct runx_relay *r, struct pollfd *p);
 size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
 
 /*
+ * The first error other than EPIPE with which a destination failed (a
+ * full disk, RLIMIT_FSIZE: EFBIG, EIO), once: a positive errno, and in
+ * *slot the command's fd whose output it was (1 or 2; 3 when both share
+ * one pipe); 0 when there was none, or it was taken already.  The stream
+ * was closed, so the command gets SIGPIPE on its next write to it.
+ */
+int runx_relay_take_error(struct runx_relay *r, int *slot);
+
+/*
  * True while output waits for a slow reader: a destination that took
- * nothing more (EAGAIN), or bytes read from the command not yet written.
+ * nothing more (EAGAIN), bytes read from the command not yet written, or
+ * bytes the command wrote that are still in a pipe (FIONREAD, pipe(7)).
  * Such output is not silence (runx(1), --idle-timeout).  No errors.
  */
 bool runx_relay_holds_output(const struct runx_relay *r);
+
+/*
+ * What can end the final drain early: while it waits for a reader, fd is
+ * polled for POLLIN too, and when it is readable, stop(arg) is called;
+ * true drops the rest at once (the supervisor passes its signalfd and
+ * ends the drain on a stop signal: runx(1), --idle-timeout).
+ */
+struct runx_relay_wake {
+	int fd;
+	bool (*stop)(void *arg);
+	void *arg;
+};
 
 /*
  * At the end: delivers what is still in the pipes, waiting for a slow
  * reader as a blocking writer would, but giving up after stall_ms
  * milliseconds in which no destination accepted anything (the supervisor
  * passes the grace period: runx(1), --idle-timeout; stdout and stderr are
- * waited for together, so two stalled readers cost stall_ms once), or
- * after RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that
- * still holds and fills the pipe must not keep runx); then closes
- * everything.  A pipe found empty with no writer left (pipe(7): FIONREAD
- * 0 and POLLHUP) is at its end, whatever its destination's state.
- * Never fails.
+ * waited for together, so two stalled readers cost stall_ms once), after
+ * RUNX_RELAY_DRAIN_CHUNKS rounds (a process outside the scope that still
+ * holds and fills the pipe must not keep runx), or when wake (may be
+ * NULL) says to stop; then closes everything.  A pipe found empty with no
+ * writer left (pipe(7): FIONREAD 0 and POLLHUP) is at its end, whatever
+ * its destination's state.  Never fails; returns the number of bytes
+ * that were left undelivered (buffered, or in the pipes: FIONREAD), 0
+ * when everything was delivered.
  */
-void runx_relay_finish(struct runx_relay *r, int stall_ms);
+size_t runx_relay_finish(struct runx_relay *r, int stall_ms,
+			 const struct runx_relay_wake *wake);
 
 #endif

@@ -32,8 +32,12 @@ int runx_signals_block(sigset_t *orig)
 	sigset_t set;
 
 	runx_handled_signals(&set);
-	/* A write to a closed pipe returns EPIPE instead of killing runx. */
+	/* A write to a closed pipe returns EPIPE, and a write past
+	 * RLIMIT_FSIZE returns EFBIG (the relay, the report), instead of
+	 * killing runx before its cleanup (signal(7), setrlimit(2)); the
+	 * command gets runx's original mask, so they kill it as usual. */
 	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
 	if (sigprocmask(SIG_BLOCK, &set, orig) < 0)
 		return -errno;
 	if (sigaction(SIGCHLD, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {

@@ -13,7 +13,8 @@
 void runx_handled_signals(sigset_t *set);
 
 /*
- * Blocks every signal runx handles (runx_handled_signals()) and SIGPIPE, so
+ * Blocks every signal runx handles (runx_handled_signals()), SIGPIPE and
+ * SIGXFSZ (so that a write returns EPIPE or EFBIG: signal(7)), so
  * they queue for the signalfd instead of acting, from the first instruction of
  * main() on; stores the mask runx started with in *orig (the command gets it
  * back). Resets an inherited SIG_IGN of SIGCHLD to SIG_DFL, since with SIG_IGN

@@ -350,6 +350,29 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 	return n;
 }
 
+/*
+ * Says once that a destination of the relay failed (ENOSPC, EFBIG, EIO:
+ * not EPIPE, which the command learns by SIGPIPE as without runx), on
+ * stderr and in the report's error: output was lost.
+ */
+static void tell_relay_error(struct supervisor *s)
+{
+	int slot, e = runx_relay_take_error(s->relay, &slot);
+	const char *what = slot == 2   ? "standard error"
+			   : slot == 3 ? "output"
+				       : "standard output";
+
+	if (e == 0)
+		return;
+	runx_error("cannot write the command's %s: %s; the rest of it is "
+		   "dropped",
+		   what, strerror(e));
+	if (s->res->error[0] == '\0')
+		snprintf(s->res->error, sizeof(s->res->error),
+			 "cannot write the command's %s: %s", what,
+			 strerror(e));
+}
+
 /* One poll(2) round; returns -errno only if poll itself failed. */
 static int wait_events(struct supervisor *s, struct events *ev)
 {
@@ -369,6 +392,8 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->scope_event = p[5].revents != 0;
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
+	if (nrelay > 0)
+		tell_relay_error(s);
 	return 0;
 }
 
@@ -488,16 +513,60 @@ static int grace_ms(int64_t ns)
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
+/*
+ * The relay's drain woke up for the signalfd: true if a stop signal came
+ * (the rest of the output is dropped at once: a second Ctrl-C must not
+ * wait for a reader, even with -k inf).  The scope is empty by now:
+ * other signals have no command to go to.
+ */
+static bool drain_stop_signal(void *arg)
+{
+	struct supervisor *s = arg;
+	struct signalfd_siginfo si;
+	char name[32];
+	bool stop = false;
+
+	for (int n = 0;
+	     n < SIGNALS_PER_ROUND &&
+	     read(s->fds->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
+	     n++) {
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD)
+			continue;
+		runx_verbose("received %s while delivering the output%s",
+			     sup_signame(sig, name, sizeof(name)),
+			     is_stop_signal(s, sig) ? ""
+						    : "; not forwarded: "
+						      "the command ended");
+		stop = stop || is_stop_signal(s, sig);
+	}
+	return stop;
+}
+
+/* Delivers what the command wrote; a reader that stops reading is
+ * waited for the grace period at most, a stop signal ends the wait
+ * (runx(1), --idle-timeout). */
+static void finish_relay(struct supervisor *s)
+{
+	const struct runx_relay_wake wake = {s->fds->sigfd, drain_stop_signal,
+					     s};
+	size_t dropped =
+	    runx_relay_finish(s->relay, grace_ms(s->stop->grace_ns), &wake);
+	tell_relay_error(s);
+	if (dropped > 0)
+		runx_verbose("gave up on the output: %zu byte%s the reader had "
+			     "not taken were dropped",
+			     dropped, dropped == 1 ? "" : "s");
+}
+
 /* The end: reason and exit status from what the loop saw. */
 static void conclude(struct supervisor *s)
 {
 	struct runx_result *res = s->res;
 
 	sup_close_watches(s);
-	/* what the command wrote is delivered; a reader that stops reading
-	 * is waited for the grace period at most (runx(1), --idle-timeout) */
 	if (s->relay != NULL)
-		runx_relay_finish(s->relay, grace_ms(s->stop->grace_ns));
+		finish_relay(s);
 	res->end_ns = runx_now_ns();
 	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
 	    WIFSIGNALED(res->wait_status))

@@ -8,8 +8,10 @@
 . "$TESTLIB"
 require_python3 "(the test harness)"
 
-# 7 per destination nobody reads, 1 for the terminal's flags, 4 for the end
-plan $((7 * 3 + 1 + 4))
+# 7 per destination nobody reads, 1 for the terminal's flags, 4 for the
+# end, 4 for a stop signal in the drain, 2 for output held over a wake-up,
+# 4 for a destination that fails
+plan $((7 * 3 + 1 + 4 + 4 + 2 + 4))
 
 # The harness: python3 gives runx a stdout and stderr nobody reads, runs
 # it with a hang guard and prints runx's status, or "hung" (with TIMED=1
@@ -127,5 +129,115 @@ new_marker m
 	--report="$TMPD/ended.json" -- sh -c "exec 2>&-; sleep $m" >"$TMPD/ended.out"
 assert_eq "a full pipe whose writer closed it: the idle deadline fired" "124 idle_timeout" \
 	"$(cat "$TMPD/ended.out") $("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMPD/ended.json")"
+
+# json_field FILE FIELD: a top-level field of a report.
+json_field() {
+	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>&1
+}
+
+# The harness of the last cases: runx's stdout is a pipe of one page
+# (4096 bytes) that python3 reads as MODE says, its stderr (-v) the file
+# ERR; the command writes 30000 bytes, which fit in the relay's pipe (64
+# KiB at least), so it never waits for the reader itself.  MODE "never": nobody
+# reads; once ERR says the command exited, runx (in its drain) gets
+# SIGTERM.  MODE "stopcont": once the file READY exists (the command
+# wrote all its output, most of it still in the relay's pipe), runx is
+# stopped (SIGSTOP) for 2.5 s, longer than its idle deadline; meanwhile
+# 4096 bytes are read, so that when runx goes on, its idle timer and the
+# destination's room come in one poll(2) round; 3 s later (longer than
+# -k 1) the rest is read.  Prints runx's status (or "hung") and the
+# number of bytes read.
+cat >"$TMPD/drain.py" <<'PY'
+import fcntl, os, signal, subprocess, sys, time
+mode, errfile, ready, argv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+r, w = os.pipe()
+fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page (pipe(7))
+err = open(errfile, "w")
+p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=w, stderr=err)
+os.close(w)
+def wait_for(test, secs=60):
+    end = time.monotonic() + secs
+    while not test() and time.monotonic() < end:
+        time.sleep(0.02)
+got = 0
+if mode == "never":
+    wait_for(lambda: "exited with status" in open(errfile).read())
+    time.sleep(0.5)  # in the drain's wait for the reader
+    p.send_signal(signal.SIGTERM)
+else:
+    wait_for(lambda: os.path.exists(ready))
+    p.send_signal(signal.SIGSTOP)
+    time.sleep(2.5)
+    got += len(os.read(r, 4096))
+    p.send_signal(signal.SIGCONT)
+    time.sleep(3)
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        got += len(b)
+try:
+    status = p.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+    status = "hung"
+print(status, got)
+PY
+
+# A stop signal ends the final drain at once, even with -k inf: the
+# command wrote 30000 bytes and exited 0, nobody reads them; SIGTERM to
+# runx then drops the rest (runx(1), --idle-timeout), and the status is
+# still the command's.
+"$PY" "$TMPD/drain.py" never "$TMPD/never.err" - "$RUNX" "${LAUNCH_ARGS[@]}" -v -k inf \
+	--idle-timeout=30 -- dd if=/dev/zero bs=30000 count=1 status=none >"$TMPD/never.out"
+read -r status got <"$TMPD/never.out"
+assert_eq "a stop signal in the drain (-k inf, nobody reads): it ends; the command's status 0" \
+	0 "$status" "$(cat "$TMPD/never.err")"
+assert_match "a stop signal in the drain: -v says it came then" \
+	"received SIGTERM while delivering the output" "$(cat "$TMPD/never.err")"
+assert_match "a stop signal in the drain: -v counts what was dropped" \
+	"gave up on the output: [0-9]+ bytes the reader had not taken were dropped" \
+	"$(cat "$TMPD/never.err")"
+assert_eq "a stop signal in the drain: nothing was read" 0 "$got"
+
+# Output held for a slow reader is not silence, also when the idle timer
+# and the reader's room come in the same poll(2) round (the relay's pipe
+# still holds what the command wrote): everything is delivered, then
+# the silence ends the command.
+new_marker m
+"$PY" "$TMPD/drain.py" stopcont "$TMPD/sc.err" "$TMPD/sc.ready" "$RUNX" "${LAUNCH_ARGS[@]}" \
+	-v -t 30 -k 1 --idle-timeout=1 --report="$TMPD/sc.json" -- \
+	sh -c 'head -c 30000 /dev/zero; : >"$1"; exec sleep "$2"' sh "$TMPD/sc.ready" "$m" \
+	>"$TMPD/sc.out"
+assert_eq "held output over a wake-up: all 30000 bytes delivered, then the idle deadline (124)" \
+	"124 30000 idle_timeout" "$(cat "$TMPD/sc.out") $(json_field "$TMPD/sc.json" reason)" \
+	"$(cat "$TMPD/sc.err")"
+assert_dead "held output over a wake-up: the command is gone" "$m"
+
+# A destination that fails (not EPIPE) loses output: runx says so on
+# stderr and in the report's error, and is not killed by it: /dev/full
+# (ENOSPC), and a file past RLIMIT_FSIZE (EFBIG; SIGXFSZ, unless runx
+# blocks it, kills runx before its cleanup and report).  The command
+# writes 30000 bytes in one write(2), which fits in the relay's empty pipe
+# (64 KiB at least), so it exits 0 whenever runx closes the pipe (a write
+# after that would get SIGPIPE).
+s=0
+"$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=30 --report="$TMPD/full.json" -- \
+	dd if=/dev/zero bs=30000 count=1 status=none >/dev/full 2>"$TMPD/full.err" || s=$?
+assert_eq "/dev/full: the command's status (0), and the report's error" \
+	"0 cannot write the command's standard output: No space left on device" \
+	"$s $(json_field "$TMPD/full.json" error)"
+assert_eq "/dev/full: one line on stderr" \
+	"runx: cannot write the command's standard output: No space left on device; the rest of it is dropped" \
+	"$(cat "$TMPD/full.err")"
+s=$( (ulimit -f 10 && "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=30 -m -o "$TMPD/fsize.out" \
+	--report="$TMPD/fsize.json" -- dd if=/dev/zero bs=30000 count=1 status=none \
+	2>"$TMPD/fsize.err"); echo $?)
+assert_eq "past RLIMIT_FSIZE: runx lives to write its report (status 0)" \
+	"0 cannot write the command's output: File too large" \
+	"$s $(json_field "$TMPD/fsize.json" error)" "$(cat "$TMPD/fsize.err")"
+assert_eq "past RLIMIT_FSIZE: the file holds the first 10240 bytes" 10240 \
+	"$(stat -c %s "$TMPD/fsize.out")"
 
 done_testing
