@@ -18,8 +18,21 @@ plan $((7 * 3 + 1 + 4 + 4 + 2 + 4))
 # in the environment, then its wall time in whole seconds).  KIND: pty,
 # pipe or socket (one destination for both); two (a pipe each); full
 # (stdout to /dev/null, stderr to a pipe already full).
+# guard.py: what both harnesses below wait with.
+cat >"$TMPD/guard.py" <<'EOF'
+import subprocess
+def wait_guarded(p):
+    """runx's status, or "hung" (then killed) if it ran for 60 s."""
+    try:
+        return p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return "hung"
+EOF
 cat >"$TMPD/stuck.py" <<'EOF'
 import fcntl, os, pty, socket, subprocess, sys, time
+from guard import wait_guarded
 kind, argv = sys.argv[1], sys.argv[2:]
 keep = []
 if kind == "pty":
@@ -49,12 +62,7 @@ p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
 if kind != "socket":
     for fd in {out, err} - {subprocess.DEVNULL}:
         os.close(fd)
-try:
-    status = p.wait(timeout=60)
-except subprocess.TimeoutExpired:
-    p.kill()
-    p.wait()
-    status = "hung"
+status = wait_guarded(p)
 if os.environ.get("TIMED"):
     print(status, int(time.monotonic() - t))
 else:
@@ -149,6 +157,7 @@ json_field() {
 # number of bytes read.
 cat >"$TMPD/drain.py" <<'PY'
 import fcntl, os, signal, subprocess, sys, time
+from guard import wait_guarded
 mode, errfile, ready, argv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 r, w = os.pipe()
 fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page (pipe(7))
@@ -176,13 +185,7 @@ else:
         if not b:
             break
         got += len(b)
-try:
-    status = p.wait(timeout=60)
-except subprocess.TimeoutExpired:
-    p.kill()
-    p.wait()
-    status = "hung"
-print(status, got)
+print(wait_guarded(p), got)
 PY
 
 # A stop signal ends the final drain at once, even with -k inf: the
