@@ -352,5 +352,7 @@ void sup_on_idle_timer(struct supervisor *s)
 	runx_verbose(
 	    "idle deadline reached: no output for %s",
 	    runx_duration_format(s->stop->idle_deadline_ns, dur, sizeof(dur)));
+	/* what was silent is named, as at the deadline (runx(1), -v) */
+	sup_name_alive(s, &s->res->at_deadline, "at the idle deadline");
 	sup_begin_stop(s, s->stop->first_signal, "sending");
 }

@@ -10,8 +10,8 @@ require_python3 "(the test harness)"
 
 # 7 per destination nobody reads, 1 for the terminal's flags, 4 for the
 # end, 4 for a stop signal in the drain, 2 for output held over a wake-up,
-# 4 for a destination that fails
-plan $((7 * 3 + 1 + 4 + 4 + 2 + 4))
+# 4 for a destination that fails, 2 for what the idle deadline names
+plan $((7 * 3 + 1 + 4 + 4 + 2 + 4 + 2))
 
 # The harness: python3 gives runx a stdout and stderr nobody reads, runs
 # it with a hang guard and prints runx's status, or "hung" (with TIMED=1
@@ -242,5 +242,17 @@ assert_eq "past RLIMIT_FSIZE: runx lives to write its report (status 0)" \
 	"$s $(json_field "$TMPD/fsize.json" error)" "$(cat "$TMPD/fsize.err")"
 assert_eq "past RLIMIT_FSIZE: the file holds the first 10240 bytes" 10240 \
 	"$(stat -c %s "$TMPD/fsize.out")"
+
+# The idle deadline names what was silent, as the deadline does: -v and
+# the report's alive_at_deadline.
+new_marker m
+"$RUNX" "${LAUNCH_ARGS[@]}" -v --idle-timeout=0.5 -k 1 --report="$TMPD/named.json" -- \
+	sleep "$m" 2>"$TMPD/named.err"
+assert_match "the idle deadline: -v names the silent process" \
+	"runx: alive at the idle deadline: pid [0-9]+, age [0-9.]+s: sleep $m" "$(cat "$TMPD/named.err")"
+assert_eq "the idle deadline: the report's alive_at_deadline names it" "1 sleep $m" \
+	"$("$PY" -c 'import json, sys
+a = json.load(open(sys.argv[1]))["alive_at_deadline"]
+print(a["count"], " ".join(a["processes"][0]["argv"]))' "$TMPD/named.json" 2>&1)"
 
 done_testing
