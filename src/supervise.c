@@ -516,8 +516,9 @@ static int grace_ms(int64_t ns)
 /*
  * The relay's drain woke up for the signalfd: true if a stop signal came
  * (the rest of the output is dropped at once: a second Ctrl-C must not
- * wait for a reader, even with -k inf).  The scope is empty by now:
- * other signals have no command to go to.
+ * wait for a reader, even with -k inf; the attempt keeps its outcome and
+ * the run ends with it, as for a stop signal during a stop).  The scope
+ * is empty by now: other signals have no command to go to.
  */
 static bool drain_stop_signal(void *arg)
 {
@@ -538,7 +539,10 @@ static bool drain_stop_signal(void *arg)
 			     is_stop_signal(s, sig) ? ""
 						    : "; not forwarded: "
 						      "the command ended");
-		stop = stop || is_stop_signal(s, sig);
+		if (is_stop_signal(s, sig) && !stop) {
+			stop = true;
+			s->res->told_to_stop = sig; /* and no further attempt */
+		}
 	}
 	return stop;
 }

@@ -9,9 +9,9 @@
 require_python3 "(the test harness)"
 
 # 7 per destination nobody reads, 1 for the terminal's flags, 4 for the
-# end, 4 for a stop signal in the drain, 2 for output held over a wake-up,
+# end, 6 for a stop signal in the drain, 2 for output held over a wake-up,
 # 4 for a destination that fails, 2 for what the idle deadline names
-plan $((7 * 3 + 1 + 4 + 4 + 2 + 4 + 2))
+plan $((7 * 3 + 1 + 4 + 6 + 2 + 4 + 2))
 
 # The harness: python3 gives runx a stdout and stderr nobody reads, runs
 # it with a hang guard and prints runx's status, or "hung" (with TIMED=1
@@ -203,6 +203,15 @@ assert_match "a stop signal in the drain: -v counts what was dropped" \
 	"gave up on the output: [0-9]+ bytes the reader had not taken were dropped" \
 	"$(cat "$TMPD/never.err")"
 assert_eq "a stop signal in the drain: nothing was read" 0 "$got"
+# ... and it ends the run: attempt 1 failed (exit 1) and would be retried,
+# but runx was told to stop while it delivered its output.
+"$PY" "$TMPD/drain.py" never "$TMPD/again.err" - "$RUNX" "${LAUNCH_ARGS[@]}" -v -k inf \
+	--idle-timeout=30 --attempts=3 --retry-delay=0 -- \
+	sh -c 'echo x >>"$1"; dd if=/dev/zero bs=30000 count=1 status=none; exit 1' sh "$TMPD/again.count" \
+	>"$TMPD/again.out"
+assert_eq "a stop signal in attempt 1's drain: runx exits with its status (1)" 1 \
+	"$(cut -d' ' -f1 "$TMPD/again.out")" "$(cat "$TMPD/again.err")"
+assert_eq "a stop signal in attempt 1's drain: no further attempt" 1 "$(lines "$TMPD/again.count")"
 
 # Output held for a slow reader is not silence, also when the idle timer
 # and the reader's room come in the same poll(2) round (the relay's pipe
