@@ -424,14 +424,10 @@ bool runx_relay_holds_output(const struct runx_relay *r)
 {
 	for (int i = 0; i < r->nstreams; i++) {
 		const struct runx_relay_stream *s = &r->stream[i];
-		int queued = 0;
-		if (s->src < 0)
-			continue;
 		/* a destination that took more in the round the idle timer
 		 * fired in is no longer full, but what the command wrote is
 		 * still in the pipe, unread: not silence either */
-		if (s->dst_full || s->len > 0 ||
-		    (ioctl(s->src, FIONREAD, &queued) == 0 && queued > 0))
+		if (s->src >= 0 && (s->dst_full || held_bytes(s) > 0))
 			return true;
 	}
 	return false;

@@ -534,12 +534,11 @@ static bool drain_stop_signal(void *arg)
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD)
 			continue;
+		bool stops = is_stop_signal(s, sig);
 		runx_verbose("received %s while delivering the output%s",
 			     sup_signame(sig, name, sizeof(name)),
-			     is_stop_signal(s, sig) ? ""
-						    : "; not forwarded: "
-						      "the command ended");
-		if (is_stop_signal(s, sig) && !stop) {
+			     stops ? "" : "; not forwarded: the command ended");
+		if (stops && !stop) {
 			stop = true;
 			s->res->told_to_stop = sig; /* and no further attempt */
 		}

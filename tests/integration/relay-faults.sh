@@ -69,6 +69,11 @@ else:
     print(status)
 EOF
 
+# json_field FILE FIELD: a top-level field of a report.
+json_field() {
+	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>&1
+}
+
 for kind in pty pipe socket; do
 	new_marker m
 	assert_eq "$kind nobody reads: -t 1 -k 2 --idle-timeout=30 with yes: 124" 124 \
@@ -91,7 +96,7 @@ for kind in pty pipe socket; do
 		"$("$PY" "$TMPD/stuck.py" "$kind" "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=1 -t 3 -k 2 \
 			--report="$TMPD/held-$kind.json" -- sh -c "head -c 4000000 /dev/zero; sleep $m")"
 	assert_eq "$kind nobody reads: the deadline, not the idle deadline, fired" timeout \
-		"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMPD/held-$kind.json")"
+		"$(json_field "$TMPD/held-$kind.json" reason)"
 	assert_dead "$kind nobody reads: held output: gone" "$m"
 done
 
@@ -136,12 +141,7 @@ new_marker m
 "$PY" "$TMPD/stuck.py" full "$RUNX" "${LAUNCH_ARGS[@]}" -t 30 --idle-timeout=1 \
 	--report="$TMPD/ended.json" -- sh -c "exec 2>&-; sleep $m" >"$TMPD/ended.out"
 assert_eq "a full pipe whose writer closed it: the idle deadline fired" "124 idle_timeout" \
-	"$(cat "$TMPD/ended.out") $("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reason"])' "$TMPD/ended.json")"
-
-# json_field FILE FIELD: a top-level field of a report.
-json_field() {
-	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>&1
-}
+	"$(cat "$TMPD/ended.out") $(json_field "$TMPD/ended.json" reason)"
 
 # The harness of the last cases: runx's stdout is a pipe of one page
 # (4096 bytes) that python3 reads as MODE says, its stderr (-v) the file
