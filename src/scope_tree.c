@@ -4,8 +4,11 @@
  * to runx even after setsid(2); a descendant is a process whose parent
  * chain in /proc reaches runx.  This kernel has no
  * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN), so each pass reads
- * every /proc/PID/stat.  A process that leaves through a daemon (work
- * handed to systemd or docker) was never a descendant: documented.
+ * every /proc/PID/stat; a signal goes to each descendant as the walk finds
+ * it, not after the walk, so that the first ones act on it while runx
+ * reads the rest (1,000 processes: a walk of 10-40 ms here).  A process that
+ * leaves through a daemon (work handed to systemd or docker) was never a
+ * descendant: documented.
  */
 #include "config.h"
 
@@ -29,17 +32,33 @@
 /* Time after which a sweep of a signal other than SIGKILL stops (ns). */
 #define SWEEP_BUDGET_NS 20000000LL
 
-/* Every process of /proc, for one walk of the tree. */
+/* The /proc entries of one walk whose parent it did not know yet. */
 struct proc_list {
 	struct runx_proc_stat *v;
 	size_t n, cap;
 };
 
-/* A walk's list and the pids it may pass over (known, or NULL). */
+/* The pids one walk knows to be descendants of runx: a bitmap that grows
+ * with the largest pid set. */
+struct members {
+	unsigned char *bits;
+	size_t size; /* bytes */
+};
+
+/*
+ * One walk of /proc: the descendants it finds go to found() as soon as
+ * their parent is known to be one (or runx), so that a signal reaches the
+ * first ones while the walk goes on; the rest wait in list until their
+ * parent turns up.  known: pids to pass over unread, which count as
+ * descendants (bit per pid, up to known_top).
+ */
 struct walk {
-	struct proc_list *list;
-	const unsigned char *known_bits; /* bit per pid, up to known_top */
+	struct proc_list list;
+	struct members member;
+	const unsigned char *known_bits;
 	pid_t known_top;
+	int (*found)(const struct runx_proc_stat *p, void *arg);
+	void *arg;
 };
 
 /* Membership bit of pid in a bitmap sized to the largest pid listed. */
@@ -54,11 +73,33 @@ static void bit_set(unsigned char *bits, pid_t pid)
 	bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
 }
 
-/* Appends one /proc entry to the walk's list. */
-static int list_proc(const struct runx_proc_stat *st, void *arg)
+/* True if pid is a known descendant (or runx) in m. */
+static bool member_has(const struct members *m, pid_t pid)
 {
-	struct proc_list *l = ((struct walk *)arg)->list;
+	return pid > 0 && (size_t)pid / 8 < m->size && bit_get(m->bits, pid);
+}
 
+/* Adds pid to m, growing it; 0 or -ENOMEM. */
+static int member_add(struct members *m, pid_t pid)
+{
+	size_t need = (size_t)pid / 8 + 1;
+
+	if (need > m->size) {
+		size_t size = m->size * 2 > need ? m->size * 2 : need + 4096;
+		unsigned char *bits = realloc(m->bits, size);
+		if (bits == NULL)
+			return -ENOMEM;
+		memset(bits + m->size, 0, size - m->size);
+		m->bits = bits;
+		m->size = size;
+	}
+	bit_set(m->bits, pid);
+	return 0;
+}
+
+/* Appends one /proc entry to a list. */
+static int list_append(struct proc_list *l, const struct runx_proc_stat *st)
+{
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
 		struct runx_proc_stat *v = realloc(l->v, cap * sizeof(*v));
@@ -71,6 +112,22 @@ static int list_proc(const struct runx_proc_stat *st, void *arg)
 	return 0;
 }
 
+/*
+ * One /proc entry: a descendant whose parent is known goes to found() at
+ * once; any other waits in the list.
+ */
+static int walk_proc(const struct runx_proc_stat *st, void *arg)
+{
+	struct walk *w = arg;
+
+	if (member_has(&w->member, st->pid))
+		return 0; /* runx itself */
+	if (!member_has(&w->member, st->ppid))
+		return list_append(&w->list, st);
+	int r = member_add(&w->member, st->pid);
+	return r < 0 ? r : w->found(st, w->arg);
+}
+
 /* True for a pid the walk need not read (runx_proc_each_unknown()). */
 static bool is_known(pid_t pid, void *arg)
 {
@@ -80,58 +137,40 @@ static bool is_known(pid_t pid, void *arg)
 	       bit_get(w->known_bits, pid);
 }
 
-/* The largest pid in the list or known to the walk, or runx's own. */
-static pid_t top_pid(const struct walk *w, pid_t self)
-{
-	pid_t top = self > w->known_top ? self : w->known_top;
-
-	for (size_t i = 0; i < w->list->n; i++)
-		if (w->list->v[i].pid > top)
-			top = w->list->v[i].pid;
-	return top;
-}
-
 /*
- * Keeps only the descendants of runx in the walk's list (in place),
- * zombies included; a known pid counts as a descendant (it is one, and
- * was not read).  /proc lists pids in ascending order and children mostly
- * have larger pids than their parents, so the passes usually end after two.
+ * After the walk: passes through the entries whose parent was not known
+ * when they were read, handing each descendant to found(), until a pass
+ * finds none (a parent listed after its child: a wrapped pid, or a
+ * re-parenting during the walk).  Zombies included.
  */
-static int keep_descendants(struct walk *w)
+static int resolve_rest(struct walk *w)
 {
-	struct proc_list *all = w->list;
-	pid_t self = getpid(), top = top_pid(w, self);
-	unsigned char *member = calloc((size_t)top / 8 + 1, 1);
-	size_t kept = 0;
+	struct proc_list *rest = &w->list;
+	size_t done = 0;
 	bool grew = true;
+	int r = 0;
 
-	if (member == NULL)
-		return -ENOMEM;
-	if (w->known_bits != NULL)
-		memcpy(member, w->known_bits, (size_t)w->known_top / 8 + 1);
-	bit_set(member, self);
-	while (grew) {
+	while (grew && r == 0) {
 		grew = false;
-		for (size_t i = kept; i < all->n; i++) {
-			struct runx_proc_stat p = all->v[i];
-			if (p.ppid <= 0 || p.ppid > top ||
-			    !bit_get(member, p.ppid) || bit_get(member, p.pid))
+		for (size_t i = done; i < rest->n && r == 0; i++) {
+			struct runx_proc_stat p = rest->v[i];
+			if (!member_has(&w->member, p.ppid) ||
+			    member_has(&w->member, p.pid))
 				continue;
-			bit_set(member, p.pid);
-			all->v[i] =
-			    all->v[kept]; /* move members to the front */
-			all->v[kept++] = p;
+			r = member_add(&w->member, p.pid);
+			if (r == 0)
+				r = w->found(&p, w->arg);
+			rest->v[i] = rest->v[done]; /* move members out */
+			rest->v[done++] = p;
 			grew = true;
 		}
 	}
-	all->n = kept;
-	free(member);
-	return 0;
+	return r;
 }
 
 /*
  * A bitmap of the pids of set into w (w->known_bits, caller frees), so
- * that the walk passes over them; -ENOMEM.
+ * that the walk passes over them, and into its members; -ENOMEM.
  */
 static int know_pids(struct walk *w, const struct runx_pidset *set)
 {
@@ -148,32 +187,57 @@ static int know_pids(struct walk *w, const struct runx_pidset *set)
 			bit_set(bits, set->v[i].pid);
 	w->known_bits = bits;
 	w->known_top = top;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].pid > 0 && member_add(&w->member, set->v[i].pid))
+			return -ENOMEM;
 	return 0;
 }
 
 /*
- * The descendants of runx now, into *out (caller frees out->v); with
- * known, the pids of that set are passed over unread (the caller knows
- * no pid was reused since they were listed: runx_proc_last_pid()).
+ * Hands every descendant of runx now to found(p, arg), each as soon as
+ * the walk of /proc knows it is one: /proc lists pids in ascending order
+ * and children mostly have larger pids than their parents, so nearly all
+ * go during the walk, the first ones while it has most of /proc still to
+ * read.  With known, the pids of that set are passed over unread (the
+ * caller knows no pid was reused since they were listed:
+ * runx_proc_last_pid()).  found()'s error ends the walk.  0 or -errno
+ * (the walk of /proc, -ENOMEM).
  */
-static int list_tree(struct proc_list *out, const struct runx_pidset *known)
+static int walk_tree(const struct runx_pidset *known,
+		     int (*found)(const struct runx_proc_stat *p, void *arg),
+		     void *arg)
 {
-	struct walk w = {out, NULL, 0};
-	int r = 0;
+	struct walk w = {{NULL, 0, 0}, {NULL, 0}, NULL, 0, found, arg};
+	int r = member_add(&w.member, getpid());
 
-	*out = (struct proc_list){NULL, 0, 0};
-	if (known != NULL && known->n > 0)
+	if (r == 0 && known != NULL && known->n > 0)
 		r = know_pids(&w, known);
 	if (r == 0)
-		r = runx_proc_each_unknown(is_known, list_proc, &w);
+		r = runx_proc_each_unknown(is_known, walk_proc, &w);
 	if (r == 0)
-		r = keep_descendants(&w);
+		r = resolve_rest(&w);
 	free((void *)w.known_bits);
-	if (r < 0) {
-		free(out->v);
-		*out = (struct proc_list){NULL, 0, 0};
-	}
+	free(w.member.bits);
+	free(w.list.v);
 	return r;
+}
+
+/* A census's walk: the census, and how many descendants it listed
+ * (zombies too). */
+struct tally {
+	struct runx_census *c;
+	size_t listed;
+};
+
+/* walk_tree()'s found() of a census: counts a live descendant. */
+static int count_live(const struct runx_proc_stat *p, void *arg)
+{
+	struct tally *t = arg;
+
+	t->listed++;
+	if (!runx_proc_is_dead(p))
+		runx_census_found(t->c, p->pid);
+	return 0;
 }
 
 /*
@@ -219,8 +283,6 @@ static int tree_prepare(struct runx_scope *s,
  */
 static void tree_census(struct runx_scope *s, struct runx_census *c)
 {
-	struct proc_list tree;
-
 	(void)s;
 	if (!has_children())
 		return;
@@ -228,16 +290,13 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 		c->count = 1;
 		return;
 	}
-	int r = list_tree(&tree, NULL);
+	struct tally t = {c, 0};
+	int r = walk_tree(NULL, count_live, &t);
 	if (r < 0) {
 		runx_census_unknown(c, r);
 		return;
 	}
-	for (size_t i = 0; i < tree.n; i++)
-		if (!runx_proc_is_dead(&tree.v[i]))
-			runx_census_found(c, tree.v[i].pid);
-	free(tree.v);
-	if (c->count == 0 && has_children() && tree.n == 0)
+	if (c->count == 0 && has_children() && t.listed == 0)
 		runx_census_unknown(c, -ESRCH); /* a child /proc did not list */
 }
 
@@ -272,41 +331,62 @@ static int send_listed(const struct runx_proc_stat *p, const struct send *how)
  * the pass (the others still get the signal); its error is returned if
  * nobody was reached.  Returns the number reached, or -errno.
  */
+/* One pass of a sweep: what it sends, to whom, and what it found. */
+struct pass {
+	struct runx_pidset *done, *also;
+	const struct send *how;
+	int reached, error, fresh;
+};
+
+/* walk_tree()'s found() of a pass: signals one descendant (sweep_once()). */
+static int pass_one(const struct runx_proc_stat *p, void *arg)
+{
+	struct pass *ps = arg;
+	bool dead = runx_proc_is_dead(p); /* a zombie takes no signal */
+	struct runx_pidset_entry *e = runx_pidset_find(ps->done, p);
+	int one;
+
+	if (e != NULL) { /* runx itself is never listed */
+		one = ps->also == NULL && !dead
+			  ? runx_reach_again(e, p, ps->how->sig)
+			  : 0;
+	} else {
+		bool copy = runx_resend_after_exec(p, ps->how->sig);
+		ps->fresh++;
+		if (runx_pidset_add(ps->done, p, copy) < 0 ||
+		    (ps->also != NULL &&
+		     runx_pidset_remember(ps->also, p, copy) < 0))
+			ps->error = ps->error ? ps->error : -ENOMEM;
+		one = dead ? 0 : send_listed(p, ps->how);
+	}
+	if (one < 0 && ps->error == 0)
+		ps->error = one;
+	ps->reached += one > 0;
+	return 0;
+}
+
+/*
+ * One pass: signals every live descendant not in done as the walk finds
+ * it, adds it to done (and to also, if not NULL), and continues it with
+ * also_cont.  *fresh counts the new ones.  With skip_done, the pids in
+ * done are not even read (no pid was reused since they were listed).  A
+ * newcomer pass (also NULL, done the scope's set) also signals again a
+ * process the signal reached as a fork copy that has execve'd since
+ * (runx_reach_again()).  A process that cannot be signalled does not end
+ * the pass (the others still get the signal); its error, or the walk's,
+ * is returned if nobody was reached.  Returns the number reached, or
+ * -errno.
+ */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 		      const struct send *how, bool skip_done, int *fresh)
 {
-	int sig = how->sig;
-	struct proc_list tree;
-	int r = list_tree(&tree, skip_done ? done : NULL), reached = 0,
-	    error = 0, one;
+	struct pass ps = {done, also, how, 0, 0, 0};
+	int r = walk_tree(skip_done ? done : NULL, pass_one, &ps);
 
-	*fresh = 0;
+	*fresh = ps.fresh;
 	if (r < 0)
-		return r;
-	for (size_t i = 0; i < tree.n; i++) {
-		const struct runx_proc_stat *p = &tree.v[i];
-		bool dead = runx_proc_is_dead(p); /* a zombie takes no signal */
-		struct runx_pidset_entry *e = runx_pidset_find(done, p);
-
-		if (e != NULL) { /* runx itself is never listed */
-			one = also == NULL && !dead
-				  ? runx_reach_again(e, p, sig)
-				  : 0;
-		} else {
-			bool copy = runx_resend_after_exec(p, sig);
-			(*fresh)++;
-			if (runx_pidset_add(done, p, copy) < 0 ||
-			    (also != NULL &&
-			     runx_pidset_remember(also, p, copy) < 0))
-				error = error ? error : -ENOMEM;
-			one = dead ? 0 : send_listed(p, how);
-		}
-		if (one < 0 && error == 0)
-			error = one;
-		reached += one > 0;
-	}
-	free(tree.v);
-	return reached == 0 && error < 0 ? error : reached;
+		ps.error = r;
+	return ps.reached == 0 && ps.error < 0 ? ps.error : ps.reached;
 }
 
 /*

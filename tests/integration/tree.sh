@@ -8,8 +8,9 @@
 . "$TESTLIB"
 
 # 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
-# group scope, 4 many leftovers and a fork storm
-plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4))
+# group scope, 4 many leftovers and a fork storm, 5 a child listed before
+# its parent
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5))
 
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
@@ -135,5 +136,63 @@ new_marker m
 assert_eq "tree: fork storm at the deadline: 124" 124 \
 	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t 0.5 -k 0.5 -- sh -c "trap '' TERM; i=0; while :; do sh -c 'sleep $m & sleep $m' & i=\$((i + 1)); [ \$i -lt 1000 ] || sleep 0.05; done")"
 assert_dead "tree: fork storm: all dead" "$m"
+
+# --- a child listed before its parent -----------------------------------------------
+# runx signals a descendant while it walks /proc, as soon as the walk
+# knows its parent is in the tree; a child whose pid is smaller than its
+# parent's comes first in /proc, and is signalled once the walk has found
+# the parent.  In a PID namespace of its own (unshare --pid --mount-proc),
+# where /proc/sys/kernel/ns_last_pid picks the next pid (pid_namespaces(7)):
+# P forks C with a pid that an exited process freed below P's.  C traps
+# TERM and exits; P notes its TERM and waits for C: with -k 20, a C that
+# no first signal reached holds the run until the SIGKILL 20 s later.
+require_python3 "for the child listed before its parent"
+cat >"$TMPD/lowpid.py" <<'PYEOF'
+import os, signal, sys
+d, m = sys.argv[1], sys.argv[2]
+signal.signal(signal.SIGTERM, lambda *a: None)
+loop = 'trap "echo %s >>%s/f; exit 0" TERM; %s while :; do sleep %s; done'
+x = os.fork()
+if x == 0:
+    os._exit(0)
+os.waitpid(x, 0)  # x's pid is free again
+p = os.fork()
+if p == 0:
+    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+        f.write(str(x - 1))
+    c = os.fork()
+    if c == 0:
+        os.execvp("sh", ["sh", "-c", loop % ("C", d, ": >%s/ready;" % d, m)])
+    with open(d + "/pids", "w") as f:
+        f.write("%d %d\n" % (c, os.getpid()))
+    # P outlives its TERM until C has ended: C is never re-parented to
+    # runx, where the walk would know it at once
+    signal.signal(signal.SIGTERM, lambda *a: open(d + "/f", "a").write("P\n"))
+    os.waitpid(c, 0)
+    os._exit(0)
+os.waitpid(p, 0)
+PYEOF
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	new_marker m
+	d=$TMPD/lowpid
+	mkdir "$d"
+	# (runx not as PID 1, which reaches the namespace with kill(2) of -1)
+	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" "2>$d/err" -- unshare --pid --fork --kill-child --mount-proc \
+		sh -c '"$@"; exit $?' sh "$RUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=tree -t @T -k 20 -- "$PY" "$TMPD/lowpid.py" "$d" "$m"
+	read -r c p <"$d/pids" || true
+	assert_eq "tree, a child listed before its parent: setup: its pid is smaller" yes \
+		"$(awk -v c="${c:-0}" -v p="${p:-0}" 'BEGIN { print (c > 0 && c < p) ? "yes" : "no" }')" "child ${c:-?}, parent ${p:-?}"
+	assert_eq "tree, a child listed before its parent: it got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e <= t + 7.5) ? "yes" : "no" }')" \
+		"$OT_ELAPSED s, deadline $OT_T s"
+	assert_eq "tree, a child listed before its parent: -v names it alive at the deadline" 1 \
+		"$(grep -c "^runx: alive at the deadline: pid ${c:-none}, " "$d/err")"
+	assert_eq "tree, a child listed before its parent: both TERM traps ran" "C P" \
+		"$(sort "$d/f" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	poll 500 0.02 marked_none "$m"
+	assert_dead "tree, a child listed before its parent: nothing left" "$m"
+else
+	skips 5 "tree, a child listed before its parent" "needs root (unshare --pid --mount-proc)"
+fi
 
 done_testing
