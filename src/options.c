@@ -529,9 +529,17 @@ static int set_outcomes(struct parser *p, int c, const char *value)
 		say(p, "cannot read %s: %s", p->name, strerror(ENOMEM));
 		return -1;
 	}
-	if (runx_outcomes_parse(value, retry,
-				retry ? &a->retry_on : &a->success, bad,
-				size) < 0) {
+	int r = runx_outcomes_parse(
+	    value, retry, retry ? &a->retry_on : &a->success, bad, size);
+	if (r == -EDOM) {
+		say(p,
+		    "invalid item '%s' in %s: no process dies by that signal "
+		    "(its default action stops, continues or ignores)",
+		    QUOTE(bad, q), p->name);
+		free(bad);
+		return -1;
+	}
+	if (r < 0) {
 		say(p, "invalid %s '%s' in %s (%s)",
 		    bad[0] == '\0' ? "empty item" : "item", QUOTE(bad, q),
 		    p->name,

@@ -126,7 +126,8 @@ static unsigned kind_item(const char *item)
 	return 0;
 }
 
-/* One item of a list into set; 0 or -EINVAL. */
+/* One item of a list into set; 0, -EINVAL, or -EDOM for a signal no
+ * process dies by (runx_signal_can_end()). */
 static int one_item(const char *item, bool kinds, struct runx_outcomes *set)
 {
 	unsigned kind = kinds ? kind_item(item) : 0;
@@ -140,6 +141,8 @@ static int one_item(const char *item, bool kinds, struct runx_outcomes *set)
 		return status_item(item, set);
 	if (runx_signal_parse(item, &sig) < 0 || sig < 1 || sig > 64)
 		return -EINVAL;
+	if (!runx_signal_can_end(sig))
+		return -EDOM; /* a condition that can never match */
 	set->signals |= UINT64_C(1) << (sig - 1);
 	return 0;
 }

@@ -77,9 +77,11 @@ int runx_attempts_parse(const char *text, int64_t *max);
  * items, none empty: "failure", "timeout", "signal", "oom" (with kinds
  * only); N or N-M (exit statuses 0 to 255, N <= M); a signal name as
  * runx_signal_parse() takes it that is no number ("SIGSEGV", "term",
- * "RTMIN+1").  Items may be of any length.  Fills *set (emptied first).
- * Returns 0, or -EINVAL (-ENOMEM) with the offending item in bad
- * (NUL-terminated; whole if badsize exceeds its length, else cut to fit).
+ * "RTMIN+1") and that a process can die by (runx_signal_can_end(): not
+ * SIGSTOP, SIGCONT, SIGCHLD...).  Items may be of any length.  Fills *set
+ * (emptied first).  Returns 0, or -EINVAL (-EDOM for a signal no process
+ * dies by, -ENOMEM) with the offending item in bad (NUL-terminated; whole
+ * if badsize exceeds its length, else cut to fit).
  */
 int runx_outcomes_parse(const char *text, bool kinds, struct runx_outcomes *set,
 			char *bad, size_t badsize);

@@ -113,6 +113,19 @@ bool runx_signal_is_handled(int signo)
 	return signo >= SIGRTMIN && signo <= SIGRTMAX;
 }
 
+bool runx_signal_can_end(int signo)
+{
+	static const int never[] = {SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU,
+				    SIGCONT, SIGCHLD, SIGURG,  SIGWINCH};
+
+	if (signo < 1 || signo > 64)
+		return false;
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (never[i] == signo)
+			return false;
+	return true;
+}
+
 const char *runx_signal_name(int signo, char *buf, size_t size)
 {
 	for (size_t i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)

@@ -26,6 +26,15 @@ int runx_signal_parse(const char *text, int *signo);
 bool runx_signal_is_handled(int signo);
 
 /*
+ * True if a process can die by signal signo (1-64): its default action
+ * ends the process (signal(7), "Standard signals"; every real-time signal
+ * does).  False for STOP TSTP TTIN TTOU (default: stop), CONT (continue),
+ * CHLD URG WINCH (ignore): no process dies by them, whatever its
+ * handlers, so no wait status names them.  No errors.
+ */
+bool runx_signal_can_end(int signo);
+
+/*
  * Writes the name of signal number signo with the "SIG" prefix
  * ("SIGTERM", "SIGRTMIN+2"), or its number for one without a name, into buf
  * (at most size bytes with the NUL).  Returns buf.

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "duration.h"
 #include "retry.h"
+#include "signals.h"
 
 #define SEC INT64_C(1000000000)
 
@@ -97,6 +98,36 @@ START_TEST(outcome_lists_reject_bad_items_naming_them)
 		ck_assert_msg(r == -EINVAL, "'%s' accepted", cases[i].text);
 		ck_assert_str_eq(bad, cases[i].bad);
 	}
+}
+END_TEST
+
+START_TEST(signals_no_process_dies_by_are_refused)
+{
+	static const char *const never[] = {
+	    "SIGSTOP", "tstp", "TTIN",	"SIGTTOU",   "cont",
+	    "SIGCHLD", "URG",  "winch", "1,SIGSTOP", "segv,CONT"};
+	static const char *const fine[] = {"SIGKILL", "segv",	"RTMIN",
+					   "RTMAX",   "SIGHUP", "SIGPIPE"};
+	struct runx_outcomes set;
+	char bad[64];
+
+	for (int i = 0; i < NELEM(never); i++)
+		for (int kinds = 0; kinds < 2; kinds++) {
+			int r = runx_outcomes_parse(never[i], kinds, &set, bad,
+						    sizeof(bad));
+			ck_assert_msg(r == -EDOM, "'%s': %d, not -EDOM",
+				      never[i], r);
+			ck_assert_str_eq(bad, strrchr(never[i], ',') != NULL
+						  ? strrchr(never[i], ',') + 1
+						  : never[i]);
+		}
+	for (int i = 0; i < NELEM(fine); i++)
+		ck_assert_int_eq(
+		    runx_outcomes_parse(fine[i], true, &set, bad, sizeof(bad)),
+		    0);
+	ck_assert(!runx_signal_can_end(0));
+	ck_assert(!runx_signal_can_end(65));
+	ck_assert(runx_signal_can_end(SIGRTMIN + 1));
 }
 END_TEST
 
@@ -279,6 +310,7 @@ static Suite *retry_suite(void)
 	tcase_add_test(tc, attempts_takes_whole_numbers_and_inf);
 	tcase_add_test(tc, retry_on_lists_kinds_statuses_ranges_and_signals);
 	tcase_add_test(tc, outcome_lists_reject_bad_items_naming_them);
+	tcase_add_test(tc, signals_no_process_dies_by_are_refused);
 	tcase_add_test(tc, a_very_long_item_is_refused_shortened);
 	tcase_add_test(tc, a_long_bad_item_is_given_whole_and_long_items_parse);
 	tcase_add_test(tc, decimals_are_plain_digits_within_bounds);
