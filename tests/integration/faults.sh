@@ -246,35 +246,11 @@ done
 kill_marked "$crowd"
 
 # --- a pid reused during the stop -----------------------------------------------------
-# In a PID namespace of its own (unshare --pid --mount-proc), where writing
-# /proc/sys/kernel/ns_last_pid picks the next pid (pid_namespaces(7)): the
-# job's first child A takes the first signal and exits, then a second
-# child B is forked with A's pid.  No signal reached B: it must get the
-# first signal (a set keyed by pid alone would skip it, leaving it to the
-# SIGKILL after the 20 s grace period).  A says when its trap is in place
-# (on_time); B may get its TERM before its trap is (a loaded machine): it
-# dies of it, and the parent writes "TERM" for it.
-cat >"$TMPD/reuse.py" <<'PYEOF'
-import os, signal, sys
-d, m = sys.argv[1], sys.argv[2]
-signal.signal(signal.SIGTERM, lambda *a: None)
-trap = 'trap "echo %s >>%s/f; exit 0" TERM; %s while :; do sleep %s; done'
-a = os.fork()
-if a == 0:
-    os.execvp("sh", ["sh", "-c", trap % ("A", d, ": >%s/ready;" % d, m)])
-os.waitpid(a, 0)  # A ends on the stop's first signal
-with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-    f.write(str(a - 1))
-b = os.fork()
-if b == 0:
-    os.execvp("sh", ["sh", "-c", trap % ("B", d, "", m)])
-with open(d + "/pids", "w") as f:
-    f.write("%d %d\n" % (a, b))
-_, status = os.waitpid(b, 0)
-if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
-    with open(d + "/f", "a") as f:
-        f.write("TERM\n")
-PYEOF
+# pidpick.py's reuse job, in a PID namespace of its own: the job's first
+# child A takes the first signal and exits, then a second child B is
+# forked with A's pid.  No signal reached B: it must get the first signal
+# (a set keyed by pid alone would skip it, leaving it to the SIGKILL after
+# the 20 s grace period).  A says when its trap is in place (on_time).
 for sc in "${scopes[@]}"; do
 	no_cgroup_here "$sc" 4 "$sc, pid reuse" && continue
 	if [ $pidns_ok = no ]; then
@@ -285,7 +261,7 @@ for sc in "${scopes[@]}"; do
 	d=$TMPD/reuse.$sc
 	mkdir "$d"
 	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
-		"$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$sc" -t @T -k 20 -- "$PY" "$TMPD/reuse.py" "$d" "$m"
+		"$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$sc" -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" reuse "$d" "$m"
 	read -r a b <"$d/pids" || true
 	assert_eq "$sc, pid reuse: B was forked with A's pid" "${a:-none}" "${b:-}"
 	assert_eq "$sc, pid reuse: B got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \

@@ -141,44 +141,18 @@ assert_dead "tree: fork storm: all dead" "$m"
 # runx signals a descendant while it walks /proc, as soon as the walk
 # knows its parent is in the tree; a child whose pid is smaller than its
 # parent's comes first in /proc, and is signalled once the walk has found
-# the parent.  In a PID namespace of its own (unshare --pid --mount-proc),
-# where /proc/sys/kernel/ns_last_pid picks the next pid (pid_namespaces(7)):
-# P forks C with a pid that an exited process freed below P's.  C traps
-# TERM and exits; P notes its TERM and waits for C: with -k 20, a C that
-# no first signal reached holds the run until the SIGKILL 20 s later.
+# the parent.  pidpick.py's lowpid job, in a PID namespace of its own: P
+# forks C with a pid below its own, and outlives its TERM until C has
+# ended: with -k 20, a C that no first signal reached holds the run until
+# the SIGKILL 20 s later.
 require_python3 "for the child listed before its parent"
-cat >"$TMPD/lowpid.py" <<'PYEOF'
-import os, signal, sys
-d, m = sys.argv[1], sys.argv[2]
-signal.signal(signal.SIGTERM, lambda *a: None)
-loop = 'trap "echo %s >>%s/f; exit 0" TERM; %s while :; do sleep %s; done'
-x = os.fork()
-if x == 0:
-    os._exit(0)
-os.waitpid(x, 0)  # x's pid is free again
-p = os.fork()
-if p == 0:
-    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-        f.write(str(x - 1))
-    c = os.fork()
-    if c == 0:
-        os.execvp("sh", ["sh", "-c", loop % ("C", d, ": >%s/ready;" % d, m)])
-    with open(d + "/pids", "w") as f:
-        f.write("%d %d\n" % (c, os.getpid()))
-    # P outlives its TERM until C has ended: C is never re-parented to
-    # runx, where the walk would know it at once
-    signal.signal(signal.SIGTERM, lambda *a: open(d + "/f", "a").write("P\n"))
-    os.waitpid(c, 0)
-    os._exit(0)
-os.waitpid(p, 0)
-PYEOF
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
 	new_marker m
 	d=$TMPD/lowpid
 	mkdir "$d"
 	# (runx not as PID 1, which reaches the namespace with kill(2) of -1)
 	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" "2>$d/err" -- unshare --pid --fork --kill-child --mount-proc \
-		sh -c '"$@"; exit $?' sh "$RUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=tree -t @T -k 20 -- "$PY" "$TMPD/lowpid.py" "$d" "$m"
+		sh -c '"$@"; exit $?' sh "$RUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=tree -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" lowpid "$d" "$m"
 	read -r c p <"$d/pids" || true
 	assert_eq "tree, a child listed before its parent: setup: its pid is smaller" yes \
 		"$(awk -v c="${c:-0}" -v p="${p:-0}" 'BEGIN { print (c > 0 && c < p) ? "yes" : "no" }')" "child ${c:-?}, parent ${p:-?}"

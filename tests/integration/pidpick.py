@@ -1,0 +1,96 @@
+"""Jobs that pick their children's pids, run by runx in a PID namespace
+of their own (unshare --pid --mount-proc), where writing
+/proc/sys/kernel/ns_last_pid sets the pid the next fork(2) starts its
+search from (pid_namespaces(7)).
+
+usage: python3 pidpick.py JOB DIR MARKER
+  JOB     reuse (faults.sh: a pid reused during the stop) or lowpid
+          (tree.sh: a child listed before its parent)
+  DIR     the test's directory: DIR/f collects what the TERM traps write,
+          DIR/ready says the first trap is in place, DIR/pids the two pids
+          the test looks at
+  MARKER  the argument of the job's marked sleeps
+The job script itself outlives the stop's first signal (a handler that
+does nothing)."""
+
+import os
+import signal
+import sys
+
+
+def exec_trap_loop(name, d, m, ready=False):
+    """Replaces this process by sh that loops on `sleep M` and, on TERM,
+    appends NAME to D/f and exits 0; with READY, it creates D/ready once
+    the trap is in place."""
+    first = ": >%s/ready;" % d if ready else ""
+    os.execvp("sh", ["sh", "-c", 'trap "echo %s >>%s/f; exit 0" TERM; '
+                     '%s while :; do sleep %s; done' % (name, d, first, m)])
+
+
+def next_pid_after(pid):
+    """The next fork(2) in this PID namespace takes the first free pid
+    after PID."""
+    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+        f.write(str(pid))
+
+
+def note(d, name, text):
+    """Appends TEXT and a newline to D/NAME."""
+    with open(os.path.join(d, name), "a") as f:
+        f.write(text + "\n")
+
+
+def reuse(d, m):
+    """The first child A takes the stop's first signal and exits; a second
+    child B is then forked with A's pid.  No signal reached B: it must get
+    the first signal too.  B may get its TERM before its trap is in place
+    (a loaded machine): it dies of it, and "TERM" is written for it.
+    D/pids: A's pid and B's."""
+    a = os.fork()
+    if a == 0:
+        exec_trap_loop("A", d, m, ready=True)
+    os.waitpid(a, 0)  # A ends on the stop's first signal
+    next_pid_after(a - 1)
+    b = os.fork()
+    if b == 0:
+        exec_trap_loop("B", d, m)
+    note(d, "pids", "%d %d" % (a, b))
+    _, status = os.waitpid(b, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+        note(d, "f", "TERM")
+
+
+def lowpid(d, m):
+    """P forks C with a pid that an exited process freed below P's, so
+    that /proc lists C before its parent.  C traps TERM and exits; P
+    writes "P" on its TERM and waits for C, so C is never re-parented
+    (to runx, where a walk of the tree would know it at once).  D/pids:
+    C's pid and P's."""
+    x = os.fork()
+    if x == 0:
+        os._exit(0)
+    os.waitpid(x, 0)  # x's pid is free again
+    p = os.fork()
+    if p == 0:
+        next_pid_after(x - 1)
+        c = os.fork()
+        if c == 0:
+            exec_trap_loop("C", d, m, ready=True)
+        note(d, "pids", "%d %d" % (c, os.getpid()))
+        signal.signal(signal.SIGTERM, lambda *a: note(d, "f", "P"))
+        os.waitpid(c, 0)
+        os._exit(0)
+    os.waitpid(p, 0)
+
+
+def main():
+    """Runs the job named on the command line."""
+    jobs = {"reuse": reuse, "lowpid": lowpid}
+    if len(sys.argv) != 4 or sys.argv[1] not in jobs:
+        sys.exit(__doc__)
+    signal.signal(signal.SIGTERM, lambda *a: None)
+    jobs[sys.argv[1]](sys.argv[2], sys.argv[3])
+
+
+if __name__ == "__main__":
+    main()
