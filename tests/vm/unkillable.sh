@@ -8,7 +8,9 @@
 # stderr saying how many processes are left and why, the report's "error"
 # says the same; once thawed the processes die of the pending SIGKILL.
 # (On the development hosts the v1 hierarchies belong to the host, so this
-# test lives here, where the freezer is the guest's.)
+# test lives here, where the freezer is the guest's.)  Then the same with
+# --attempts=3: an attempt whose scope is not verified empty ends the run,
+# with no second attempt.
 # shellcheck source=tests/vm/lib.sh
 . /tests/lib.sh
 
@@ -100,6 +102,131 @@ for sc in $scopes; do
 done
 # the cgroup scope's job cgroup could not be removed while its processes
 # lived: runx said so; remove it now that they are gone
+remove_runx_cgroups
+
+# Attempts (runx(1), ATTEMPTS): the next attempt starts only after the
+# previous scope was verified empty, so an attempt whose scope still holds
+# processes 10 s after SIGKILL ends the run, whatever --retry-on says.  Per
+# scope, two runs with --attempts=3 --retry-delay=0 and the default
+# --retry-on=failure, which would retry both outcomes:
+#   dl: the deadline fires (-t 4s) on a job whose two sleeps are frozen:
+#       exit status 124;
+#   lo: the command exits 3 on its own and leaves one frozen sleep (a
+#       leftover): exit status 3.
+# Each makes exactly one attempt (the command adds one line to its count
+# file when it starts), says with -v why none follows, and reports
+# attempt_count 1 with one object in "attempts".  The freezer group is
+# frozen first: a task moved into a frozen v1 freezer group is frozen at
+# once, so each job's sleeps are frozen as soon as they are found (the dl
+# jobs' deadline must not fire before).
+echo FROZEN >"$FRZ/freezer.state"
+poll 100 0.05 frozen || true
+assert_eq "attempts: the empty freezer group is frozen" FROZEN \
+	"$(cat "$FRZ/freezer.state")"
+GO=$TMPD/go
+
+# n_sleeps MARKER N: at least N "sleep" processes carry MARKER.
+# shellcheck disable=SC2317 # called through poll
+n_sleeps() {
+	[ "$(sleeps_of "$1" | wc -l)" -ge "$2" ]
+}
+
+# freeze_sleeps MARKER N: waits for N sleeps of MARKER, moves them into
+# the frozen group.
+freeze_sleeps() {
+	poll 300 0.1 n_sleeps "$1" "$2" || true
+	for _q in $(sleeps_of "$1"); do
+		echo "$_q" >"$FRZ/cgroup.procs"
+	done
+}
+
+# The lo jobs first: nothing of theirs is timed until GO exists (-t 90s
+# only keeps a broken test from hanging the guest).
+for sc in $scopes; do
+	new_marker
+	eval "mark_lo_$sc=\$M"
+	"$RUNX" --kill-scope="$sc" --attempts=3 --retry-delay=0 -v \
+		--report="$TMPD/lo-$sc.json" -t 90s -k 200ms -- \
+		sh -c "echo >>$TMPD/lo-$sc.count; sleep $M &
+			while [ ! -e $GO ]; do sleep 0.1; done; exit 3" \
+		2>"$TMPD/lo-$sc.err" &
+	eval "pid_lo_$sc=\$!"
+	freeze_sleeps "$M" 1
+done
+for sc in $scopes; do
+	new_marker
+	eval "mark_dl_$sc=\$M"
+	"$RUNX" --kill-scope="$sc" --attempts=3 --retry-delay=0 -v \
+		--report="$TMPD/dl-$sc.json" -t 4s -k 200ms -- \
+		sh -c "echo >>$TMPD/dl-$sc.count; sleep $M & sleep $M" \
+		2>"$TMPD/dl-$sc.err" &
+	eval "pid_dl_$sc=\$!"
+	freeze_sleeps "$M" 2
+done
+(sleep 120; echo THAWED >"$FRZ/freezer.state") &
+watchdog=$!
+touch "$GO"
+
+# check_attempt KIND SCOPE STATUS LEFT HOW: the run of KIND (dl, lo) in
+# SCOPE ended with STATUS after one attempt that left LEFT frozen sleeps;
+# HOW is the -v wording of how the attempt ended.
+check_attempt() {
+	_k=$1 _sc=$2 _want=$3 _left=$4 _how=$5
+	_t="$_sc, --attempts=3, $_k"
+	_p="" _m=""
+	eval "_p=\$pid_${_k}_$_sc _m=\$mark_${_k}_$_sc"
+	_s=0
+	wait "$_p" || _s=$?
+	_err=$TMPD/$_k-$_sc.err _rep=$TMPD/$_k-$_sc.json
+	assert_eq "$_t: exit status $_want (the attempt's own)" "$_want" "$_s"
+	assert_eq "$_t: the command ran once (one line in its count file)" 1 \
+		"$(wc -l <"$TMPD/$_k-$_sc.count" | tr -d ' ')"
+	assert_eq "$_t: -v names one start" 1 \
+		"$(grep -c "^runx: started 'sh' as pid " "$_err")"
+	[ "$_left" = 1 ] && _pl="1 process" _them=it ||
+		_pl="$_left processes" _them=them
+	assert_match "$_t: stderr says what is left and that runx gave up" \
+		"^runx: $_pl in .* still alive 10 s after SIGKILL \(uninterruptible sleep\); giving up on $_them\$" \
+		"$(grep 'after SIGKILL' "$_err")"
+	assert_eq "$_t: -v says the scope is not verified empty: no further attempt" \
+		"runx: attempt 1 of 3 ended $_how; its scope is not verified empty: no further attempt" \
+		"$(grep '^runx: attempt ' "$_err")"
+	assert_eq "$_t: -v says the status runx exits with" \
+		"runx: exiting with status $_want" "$(grep '^runx: exiting ' "$_err")"
+	assert_eq "$_t: the report's attempt_count is 1" 1 \
+		"$(json_num "$_rep" attempt_count)"
+	assert_eq "$_t: the report's attempts holds one object" 1 \
+		"$(grep -c '"attempt": ' "$_rep")"
+	sed -n '/"attempts": \[/,$p' "$_rep" >"$_rep.attempts"
+	assert_eq "$_t: the attempt's error says what is left" \
+		"$_pl still alive 10 s after SIGKILL (uninterruptible sleep)" \
+		"$(json_str "$_rep.attempts" error)"
+	assert_eq "$_t: the attempt's exit_status" "$_want" \
+		"$(json_num "$_rep.attempts" exit_status)"
+	_st=""
+	for _q in $(sleeps_of "$_m"); do
+		_st="$_st$(sed 's/.*) \(.\).*/\1/' "/proc/$_q/stat")"
+	done
+	assert_eq "$_t: the frozen sleeps are still there (state D)" \
+		"$(printf "%${_left}s" | tr ' ' D)" "$_st"
+}
+for sc in $scopes; do
+	check_attempt lo "$sc" 3 1 "with exit status 3"
+	check_attempt dl "$sc" 124 2 "at its deadline (status 124)"
+done
+
+echo THAWED >"$FRZ/freezer.state"
+kill "$watchdog" 2>/dev/null
+for sc in $scopes; do
+	for k in lo dl; do
+		eval "m=\$mark_${k}_$sc"
+		poll 100 0.1 none_alive "$m" || true
+		assert_eq "$sc, --attempts=3, $k: thawed, they die of the pending SIGKILL" \
+			0 "$(alive "$m")"
+		assert_eq "$sc, --attempts=3, $k: still one line in the count file" 1 \
+			"$(wc -l <"$TMPD/$k-$sc.count" | tr -d ' ')"
+	done
+done
 remove_runx_cgroups
 rmdir "$FRZ" 2>/dev/null
 umount "$FRZ_ROOT" 2>/dev/null
