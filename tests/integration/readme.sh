@@ -23,8 +23,8 @@ IN_OWN_PIDNS=(unshare --pid --fork --mount-proc --kill-child)
 "${IN_OWN_PIDNS[@]}" true 2>"$TMPD/unshare.err" ||
 	skip_all "cannot make a PID namespace with its own /proc (needs root): $(head -n 1 "$TMPD/unshare.err")"
 
-# 2 the README's command, 3 its run, 3 its check
-plan $((2 + 3 + 3))
+# 2 the README's command, 3 its run, 3 its check, 4 its attempts examples
+plan $((2 + 3 + 3 + 4))
 
 # The command is the indented line after "(1) build and run the main job:".
 cmd=$(awk '/^\(1\) build and run the main job:/ { on = 1; next }
@@ -69,5 +69,26 @@ wait "$pid" 2>/dev/null
 found=$(guarded 60 "${IN_OWN_PIDNS[@]}" bash -c "$check # sleep 300")
 assert_eq "the check does not find a shell whose command line holds 'sleep 300'" \
 	"no process left behind" "$found"
+
+# --- the README's examples of attempts: their options as written ------------------
+# The CI step's runx words up to "--", and the restarting ENTRYPOINT's
+# array (its lines joined) but its program and its "--", each run on
+# `true`: a
+# renamed or re-spelled option in the README fails here (125).
+ci=$(awk '/^ *run: exec runx .*--attempts=/ { sub(/^ *run: exec runx /, ""); sub(/ -- .*/, ""); print; exit }' "$README")
+assert_match "README: the CI step retries with --attempts" "--attempts=[0-9]" "$ci"
+read -r -a words <<<"$ci"
+assert_eq "README: the CI step's options run a command that succeeds: 0" 0 \
+	"$(st guarded 60 "$RUNX" "${words[@]}" -- true)"
+require_python3 "for the README's ENTRYPOINT"
+entry=$(awk '/^ *ENTRYPOINT \[.*--attempts=/ { on = 1 } on { sub(/\\$/, ""); printf "%s", $0 } on && /\]/ { exit }' "$README" |
+	"$PY" -c 'import json, sys
+a = json.loads(sys.stdin.read().strip()[len("ENTRYPOINT"):])
+assert a[0].endswith("/runx") and a[-1] == "--", a
+print("\n".join(a[1:-1]))')
+assert_match "README: the ENTRYPOINT restarts for ever" "^--attempts=inf$" "$(grep -x -e '--attempts=inf' <<<"$entry")"
+mapfile -t words <<<"$entry"
+assert_eq "README: the ENTRYPOINT's options run a command that succeeds: 0" 0 \
+	"$(st guarded 60 "$RUNX" "${words[@]}" -- true)"
 
 done_testing
