@@ -13,6 +13,7 @@ struct runx_proc_stat {
 	pid_t ppid;
 	pid_t pgrp;
 	pid_t session;
+	long threads;		       /* field 20: num_threads */
 	unsigned long long start_time; /* field 22: clock ticks after boot */
 	/* fields 28 (startstack) and 48 (arg_start, Linux 3.5): where the
 	 * memory image's stack and arguments are.  fork(2) copies them (the
@@ -29,9 +30,9 @@ struct runx_proc_stat {
 };
 
 /*
- * Reads fields 3-6, 22, 28, 33, 34 and 48 of /proc/PID/stat (parsing after the
- * last
- * ')', since the command name may hold spaces and parentheses).  Needs one fd
+ * Reads fields 3-6, 20, 22, 28, 33, 34 and 48 of /proc/PID/stat (parsing
+ * after the last ')', since the command name may hold spaces and
+ * parentheses).  Needs one fd
  * for the duration of the call.  Returns 0, or -errno: -ENOENT or -ESRCH
  * once the process is gone, -EMFILE/-ENFILE when runx is out of fds.
  */
@@ -49,8 +50,10 @@ bool runx_read_long(FILE *f, long *v);
  * True for a process that has exited: state X, or Z with no thread left.
  * A thread-group leader that exited while other threads run shows Z in
  * /proc/PID/stat (proc(5)) but is alive: its /proc/PID/task lists more
- * than the leader.  Reads that directory (one fd) only for a Z; a process
- * whose threads cannot be listed (EMFILE) counts as alive.
+ * than the leader.  Reads that directory (one fd) only for a Z whose
+ * num_threads is not 1 (a thread counts there until it is released,
+ * __exit_signal() in kernel/exit.c); a process whose threads cannot be
+ * listed (EMFILE) counts as alive.
  */
 bool runx_proc_is_dead(const struct runx_proc_stat *st);
 
