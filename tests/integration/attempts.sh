@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 80 checks in the sections up to the bad
+# many skips as it has checks): 88 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((80 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((88 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -60,6 +60,9 @@ assert_eq "the default is one attempt: 1 ran" 1 "$(lines "$C")"
 
 assert_eq "RUNX_ATTEMPT replaces an inherited one, once" "RUNX_ATTEMPT=1" \
 	"$(RUNX_ATTEMPT=inherited runx -- env | grep '^RUNX_ATTEMPT=')"
+
+assert_eq "the exit status is the last attempt's (13, not 11 or 12)" 13 \
+	"$(st runx --attempts=3 --retry-delay=0 -- sh -c 'exit $((10 + RUNX_ATTEMPT))')"
 
 # --- --retry-on -----------------------------------------------------------------
 # try RETRY-ON CODE...: 3 attempts with --retry-on, the command's code
@@ -133,6 +136,34 @@ assert_eq "success-exit=2-4,SIGUSR1: a death by USR1 is a success" "0 1" \
 rm -f "$C"
 assert_eq "success-exit=3: exit 5 is retried" "5 3" \
 	"$(s=$(st runx --attempts=3 --retry-delay=0 --success-exit=3 -- sh -c "echo >>$C; exit 5"); echo "$s $(lines "$C")")"
+# --success-exit names how the command ended on its own: runx's own stop
+# at a deadline (the command dies by SIGTERM, runx's status is 124) is
+# neither of the listed ones
+new_marker m
+assert_eq "success-exit=SIGTERM,124: runx's stop at the deadline is no success (124)" 124 \
+	"$(st runx --success-exit=SIGTERM,124 -t 0.3 -- sleep "$m")"
+rm -f "$C"
+# (-t 1.5: a loaded machine's sh has time to write its line)
+assert_eq "success-exit=SIGTERM,124: attempt 1's deadline is retried, 2 ran, 124" "124 2" \
+	"$(s=$(st runx --success-exit=SIGTERM,124 --attempts=2 --retry-delay=0 -t 1.5 -- \
+		sh -c "echo >>$C; exec sleep $m"); echo "$s $(lines "$C")")"
+assert_dead "success-exit=SIGTERM,124: the stopped commands are dead" "$m"
+
+# --- -t and --idle-timeout apply to each attempt --------------------------------
+# Two attempts of 1.6 s each under -t 3: a deadline of the run would fire
+# in attempt 2 (3.2 s in all); each attempt's own does not (1.4 s to spare
+# for a loaded machine's sh).  Attempt 1 fails, attempt 2 succeeds.
+assert_eq "-t applies to each attempt: two attempts of 1.6 s under -t 3 (0, not 124)" 0 \
+	"$(st runx --attempts=2 --retry-delay=0 -t 3 -- sh -c 'sleep 1.6; [ $RUNX_ATTEMPT = 2 ]')"
+# Attempt 1 is silent until its idle deadline; attempt 2 (after the
+# default 1 s wait) gets one of its own and exits 0 at once.
+new_marker m
+s=$(st runx -v --idle-timeout=1.5 --retry-on=timeout --attempts=2 -- \
+	sh -c "[ \$RUNX_ATTEMPT = 2 ] || exec sleep $m" 2>"$TMPD/v")
+assert_eq "--idle-timeout applies to each attempt: attempt 2 has its own (0, not 124)" 0 "$s"
+assert_match "--idle-timeout per attempt: -v says attempt 1 ended at its idle deadline" \
+	"runx: attempt 1 of 2 ended at its idle deadline \\(status 124\\); attempt 2 in 1\\.0s" "$(cat "$TMPD/v")"
+assert_dead "--idle-timeout per attempt: attempt 1's command is dead" "$m"
 
 # --- the waits ------------------------------------------------------------------------
 read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=0.5 --backoff=2 -- false)
