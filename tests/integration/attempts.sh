@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 88 checks in the sections up to the bad
+# many skips as it has checks): 99 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((88 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((99 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -207,6 +207,12 @@ assert_match "-v: a death by a signal is named, not called exit status 143 (whic
 out=$(runx -v --attempts=2 --retry-on=124 -t 0.2 -- sleep 30 2>&1 >/dev/null)
 assert_match "-v: a deadline is named, not called exit status 124" \
 	"runx: attempt 1 of 2 ended at its deadline \\(status 124\\); not retried" "$out"
+out=$(runx -v --attempts=3 --retry-delay=0 -- sh -c '[ $RUNX_ATTEMPT = 2 ]' 2>&1 >/dev/null)
+assert_match "-v: a success ends the run" \
+	"runx: attempt 2 of 3 ended with exit status 0; a success: runx exits 0" "$out"
+out=$(runx -v --attempts=3 --success-exit=3 -- sh -c 'exit 3' 2>&1 >/dev/null)
+assert_match "-v: a --success-exit status is a success too" \
+	"runx: attempt 1 of 3 ended with exit status 3; a success: runx exits 0" "$out"
 # A scope that cannot be set up for the first attempt: 125, no attempt.
 # Here: --memory-max where the memory controller is not offered (this
 # host's is on cgroup v1); the report's attempt_count is 0.
@@ -221,6 +227,29 @@ else
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], len(r["attempts"]))' "$TMPD/noscope.json" 2>&1)"
 	assert_false "a scope that cannot be set up: the command never ran" test -e "$C"
 fi
+# A command that cannot run, found before attempt 1 (runx(1), ATTEMPTS:
+# "a command not found in PATH at all (127), a path that is a directory
+# or not executable (126)"): the run ends at once with no attempt made
+# (attempt_count 0), even with that status in --retry-on.  A path that
+# does not exist is found there too.
+printf '#!/bin/sh\nexit 0\n' >"$TMPD/noexec"
+chmod 644 "$TMPD/noexec"
+for found in "127 /nonexistent/runx-test a path that does not exist" \
+	"127 runx-test-not-in-path a name not in PATH" \
+	"126 $TMPD/noexec a file without execute permission"; do
+	read -r want cmd what <<<"$found"
+	rm -f "$TMPD/pre.json"
+	s=$(st runx -v --attempts=3 --retry-on="$want" --retry-delay=0 --report="$TMPD/pre.json" -- \
+		"$cmd" 2>"$TMPD/pre.err")
+	assert_eq "$what: $want with --retry-on=$want" "$want" "$s" "$(cat "$TMPD/pre.err")"
+	assert_eq "$what: report: attempt_count 0, reason exec_failed, exit_status $want, no attempt listed" \
+		"0 exec_failed $want 0" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], r["reason"], r["exit_status"], len(r["attempts"]))' "$TMPD/pre.json" 2>&1)"
+	assert_eq "$what: not retried: -v's one line is the failure, no attempt started" \
+		"1 1 0" \
+		"$(wc -l <"$TMPD/pre.err" | tr -d ' ') $(grep -c "failed to run command" "$TMPD/pre.err") $(grep -c -e "started '" -e "attempt" "$TMPD/pre.err")" \
+		"$(cat "$TMPD/pre.err")"
+done
 
 # --- --total-timeout ---------------------------------------------------------------------
 new_marker m
