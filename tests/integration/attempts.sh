@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 99 checks in the sections up to the bad
+# many skips as it has checks): 106 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((99 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((106 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -254,26 +254,43 @@ done
 # --- --total-timeout ---------------------------------------------------------------------
 new_marker m
 rm -f "$C"
-read -r s ms < <(elapsed_ms guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" --attempts=3 --retry-delay=0 --total-timeout=1 -k 0.5 -- sh -c "echo >>$C; trap '' TERM; sleep $m; :")
+read -r s ms < <(elapsed_ms guarded 30 "$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=3 --retry-delay=0 \
+	--total-timeout=1 -k 0.5 --report="$TMPD/tt.json" -- sh -c "echo >>$C; trap '' TERM; sleep $m; :" 2>"$TMPD/v")
 assert_eq "total-timeout during an attempt: 124" 124 "$s"
 assert_true "total-timeout during an attempt: ends within 8 s ($ms ms)" [ "$ms" -lt 8000 ]
 assert_true "total-timeout during an attempt: not before 1 s ($ms ms)" [ "$ms" -ge 1000 ]
 assert_eq "total-timeout during an attempt: no further attempt" 1 "$(lines "$C")"
 assert_dead "total-timeout during an attempt: the TERM-ignoring command is dead" "$m"
+assert_match "total-timeout during an attempt: -v says the total deadline passed" \
+	"runx: attempt 1 of 3 ended at its deadline \\(status 124\\); the total deadline passed" "$(cat "$TMPD/v")"
+# the stop was a whole one: the first signal (with SIGCONT, and again for
+# newcomers), then SIGKILL after the grace period
+assert_eq "total-timeout during an attempt: report: reason total_timeout, 124, signals SIGTERM then SIGKILL" \
+	"total_timeout 124 1 total_timeout SIGTERM ... SIGKILL" \
+	"$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [x["signal"] for x in d["signals_sent"]]
+between = "..." if set(names[1:-1]) <= {"SIGTERM", "SIGCONT"} else names[1:-1]
+print(d["reason"], d["exit_status"], d["attempt_count"], d["attempts"][0]["reason"],
+      names[0] if names else None, between, names[-1] if names else None)
+' "$TMPD/tt.json" 2>&1)"
 new_marker m
 assert_eq "total-timeout ends the run with 124 even with -p" 124 \
 	"$(st runx -p --attempts=2 --total-timeout=0.5 -- sh -c "sleep $m")"
 rm -f "$C"
-read -r s ms < <(elapsed_ms runx --attempts=3 --retry-delay=10 --total-timeout=1 -- sh -c "echo >>$C; exit 1")
+read -r s ms < <(elapsed_ms runx -v --attempts=3 --retry-delay=10 --total-timeout=1 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v")
 assert_eq "total-timeout during a wait: 124" 124 "$s"
 assert_true "total-timeout during a wait: at once, not after the 10 s wait ($ms ms)" [ "$ms" -lt 6000 ]
 assert_true "total-timeout during a wait: not before 1 s ($ms ms)" [ "$ms" -ge 1000 ]
 assert_eq "total-timeout during a wait: no further attempt" 1 "$(lines "$C")"
+assert_match "total-timeout during a wait: -v says it was reached during the wait" \
+	"runx: total deadline of the run reached during the wait before attempt 2" "$(cat "$TMPD/v")"
 
 # --- stop signals ---------------------------------------------------------------------------
 new_marker m
 rm -f "$C"
-runx_bg --attempts=3 --retry-delay=0 -- sh -c "echo >>$C; exec sleep $m"
+runx_bg -v --attempts=3 --retry-delay=0 -- sh -c "echo >>$C; exec sleep $m" 2>"$TMPD/v"
 # the marker is in runx's own command line too: wait for the attempt's line
 poll 600 0.05 test -s "$C" || true
 kill -TERM "$RUNX_PID"
@@ -281,6 +298,8 @@ wait_pid_exit "$RUNX_PID"
 assert_eq "TERM to runx during an attempt: 143" 143 "$WAIT_STATUS"
 assert_eq "TERM to runx during an attempt: no further attempt" 1 "$(lines "$C")"
 assert_dead "TERM to runx during an attempt: the command is dead" "$m"
+assert_match "TERM to runx during an attempt: -v says runx was told to stop" \
+	"runx: attempt 1 of 3 ended [^;]*; runx was told to stop" "$(cat "$TMPD/v")"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=3 --retry-delay=30 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
@@ -292,6 +311,54 @@ t1=$(date +%s%N)
 assert_eq "TERM to runx during a wait: 143, as if the command died by it" 143 "$WAIT_STATUS"
 assert_true "TERM to runx during a wait: at once ($(((t1 - t0) / 1000000)) ms)" [ $(((t1 - t0) / 1000000)) -lt 10000 ]
 assert_eq "TERM to runx during a wait: no further attempt" 1 "$(lines "$C")"
+
+# A Python parent (subprocess, as in stop-signals.sh) sees runx die by the
+# stop signal that came during a wait (returncode -N), as if the command
+# had been killed by it; the report says runx was signaled.
+cat >"$TMPD/waitstop.py" <<'EOF'
+# waitstop.py SIGNUM ERRFILE COMMAND...: runs COMMAND (a runx -v) with its
+# stderr in ERRFILE; once -v says attempt 2 is due, sends it SIGNUM;
+# prints its returncode ("hung" if it did not end within 60 s), after
+# "no-wait" if -v never said so.
+import signal, subprocess, sys, time
+sig, err = int(sys.argv[1]), sys.argv[2]
+def child():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+with open(err, "wb") as e:
+    p = subprocess.Popen(sys.argv[3:], stderr=e, preexec_fn=child)
+seen = False
+end = time.monotonic() + 60
+while not seen and time.monotonic() < end:
+    with open(err, "rb") as f:
+        seen = b"attempt 2 in" in f.read()
+    if not seen:
+        time.sleep(0.02)
+p.send_signal(sig)
+try:
+    rc = p.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+    rc = "hung"
+print(rc if seen else "no-wait %s" % rc)
+EOF
+for sig in INT TERM; do
+	rm -f "$C" "$TMPD/stopwait.json"
+	got=$("$PY" "$TMPD/waitstop.py" "$(kill -l "$sig")" "$TMPD/v" "$RUNX" "${LAUNCH_ARGS[@]}" -v \
+		--attempts=3 --retry-delay=30 --report="$TMPD/stopwait.json" -- sh -c "echo >>$C; exit 1" 2>&1)
+	assert_eq "SIG$sig to runx during a wait: a Python parent sees it die by SIG$sig, no further attempt" \
+		"-$(kill -l "$sig") 1" "$got $(lines "$C")"
+done
+# (the report of the SIGTERM run)
+assert_eq "SIGTERM during a wait: report: reason runx_signaled, runx_signal SIGTERM, 143, attempt_count 1" \
+	"runx_signaled SIGTERM 143 1 1 exited" \
+	"$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["reason"], d["runx_signal"], d["exit_status"], d["attempt_count"],
+      len(d["attempts"]), d["attempts"][0]["reason"])
+' "$TMPD/stopwait.json" 2>&1)"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=2 --retry-delay=1.5 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"
