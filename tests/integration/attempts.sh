@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 106 checks in the sections up to the bad
+# many skips as it has checks): 111 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((106 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((111 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -391,6 +391,126 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then
 			--kill-scope=child --attempts=2 --retry-delay=1.5 -- sh "$TMPD/zombie.sh")"
 else
 	skip "as PID 1: orphans reaped during the wait" "unshare --pid --fork --mount-proc is not permitted here"
+fi
+
+# The issue's entrypoint settings (--attempts=inf --retry-on=failure
+# --retry-delay-max=1m; a wait of 1m instead of 1s, so that a loaded
+# machine does all of this inside it): attempt 1 leaves an orphan and
+# fails.  The orphan writes its pid in the namespace, waits for the
+# test's go and lives 0.5 s more; the test finds its pid on the host, says
+# go, and watches that pid: it must be gone (reaped by runx, not left a
+# zombie) before attempt 2 starts (attempt 2 writes attempt.2).  Then HUP
+# during the same wait goes nowhere (-v says so), and TERM ends the run:
+# as PID 1 runx exits 143 (runx(1), EXIT STATUS).
+cat >"$TMPD/pid1.sh" <<'JOB'
+d=$1
+if [ "$RUNX_ATTEMPT" = 1 ]; then
+	setsid sh -c 'echo $$ >"$1/orphan.tmp" && mv "$1/orphan.tmp" "$1/orphan.pid"
+		i=0
+		while [ ! -e "$1/go" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+		sleep 0.2
+		exec sleep 0.3' sh "$d" "$2" &
+	exit 1
+fi
+: >"$d/attempt.$RUNX_ATTEMPT"
+exit 0
+JOB
+
+# pid1_runx UNSHARE-PID: sets P1_RUNX to unshare's child once it runs runx.
+# shellcheck disable=SC2317 # called through poll
+pid1_runx() {
+	local c
+	c=$(cat "/proc/$1/task/$1/children" 2>/dev/null) || return 1
+	c=${c%% *}
+	[ -n "$c" ] && [[ /proc/$c/exe -ef $RUNX ]] || return 1
+	P1_RUNX=$c
+}
+
+# host_pid_of PID NSPID: sets HOST_PID to the host pid of the process
+# NSPID in the PID namespace of PID (NSpid in /proc/*/status: its pid in
+# each namespace).  No process started per process looked at: a loaded
+# machine has hundreds, and the look must end within the wait.
+host_pid_of() {
+	local p key rest
+	HOST_PID=""
+	for p in /proc/[0-9]*; do
+		[[ $p/ns/pid -ef /proc/$1/ns/pid ]] || continue
+		while read -r key rest; do
+			[ "$key" = NSpid: ] || continue
+			if [ "${rest##*[[:space:]]}" = "$2" ]; then
+				HOST_PID=${p#/proc/}
+				return 0
+			fi
+			break
+		done 2>/dev/null <"$p/status"
+	done
+	return 1
+}
+
+# pid_gone PID STARTTIME: PID is no longer the process that started at
+# STARTTIME (/proc/PID/stat field 22): reaped, not even a zombie.
+pid_gone() {
+	[ "$(stat_field "$1" 22 2>/dev/null)" != "$2" ]
+}
+
+# gone_or_late PID STARTTIME DIR: PID is gone, or attempt 2 started.
+# shellcheck disable=SC2317 # called through poll
+gone_or_late() {
+	pid_gone "$1" "$2" || [ -e "$3/attempt.2" ]
+}
+
+PID1_CHECKS=5
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	new_marker m
+	d=$TMPD/pid1
+	mkdir -p "$d"
+	env --default-signal=INT,QUIT unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" -v \
+		--kill-scope=child --attempts=inf --retry-on=failure --retry-delay=1m --retry-delay-max=1m -- \
+		sh "$TMPD/pid1.sh" "$d" "$m" 2>"$d/v" &
+	up=$!
+	P1_RUNX=""
+	poll 1200 0.05 pid1_runx "$up" || true
+	poll 1200 0.05 grep -qs "attempt 2 in" "$d/v" || true
+	poll 1200 0.05 test -s "$d/orphan.pid" || true
+	hp=""
+	[ -z "$P1_RUNX" ] || [ ! -s "$d/orphan.pid" ] ||
+		{ host_pid_of "$P1_RUNX" "$(cat "$d/orphan.pid")" && hp=$HOST_PID; }
+	start="" parent=""
+	[ -z "$hp" ] || start=$(stat_field "$hp" 22) parent=$(stat_field "$hp" 4)
+	why="runx as PID 1 (host pid ${P1_RUNX:-none}), orphan (host pid ${hp:-not found}, in the namespace $(cat "$d/orphan.pid" 2>/dev/null)); -v:
+$(cat "$d/v")"
+	if [ -n "$start" ] && pid_alive "$hp"; then
+		assert_eq "as PID 1, --attempts=inf: attempt 1's orphan was re-parented to runx" \
+			"$P1_RUNX" "$parent" "$why"
+		: >"$d/go"
+		poll 1200 0.05 gone_or_late "$hp" "$start" "$d" || true
+		gone=no two=no
+		pid_gone "$hp" "$start" && gone=yes
+		[ -e "$d/attempt.2" ] && two=yes
+		# (attempt 2 is looked for after the orphan: if the orphan went
+		# first, it was gone before attempt 2 started)
+		assert_eq "as PID 1, --attempts=inf: the orphan, exited during the wait, is reaped (gone from the host's /proc, not a zombie) before attempt 2 starts" \
+			"gone, no attempt 2" "$([ $gone = yes ] && echo gone || echo "not gone (state $(stat_field "$hp" 3 2>/dev/null))"), $([ $two = yes ] && echo attempt 2 started || echo no attempt 2)" "$why"
+	else
+		not_ok "as PID 1, --attempts=inf: attempt 1's orphan was re-parented to runx" \
+			"the orphan was not found alive during the wait: $why"
+		not_ok "as PID 1, --attempts=inf: the orphan, exited during the wait, is reaped before attempt 2 starts" "see above"
+	fi
+	if [ -n "$P1_RUNX" ]; then
+		kill -HUP "$P1_RUNX"
+		poll 400 0.05 grep -qs "received SIGHUP" "$d/v" || true
+		kill -TERM "$P1_RUNX"
+	fi
+	wait_pid_exit "$up" 60
+	assert_match "as PID 1: HUP during the wait goes nowhere, -v says so" \
+		"runx: received SIGHUP during the wait before attempt 2; no command to forward it to" "$(cat "$d/v")"
+	assert_eq "as PID 1: TERM during the wait ends the run, runx exits 143 (PID 1 cannot die by it)" 143 "$WAIT_STATUS"
+	assert_eq "as PID 1: TERM during the wait: no attempt 2, and -v says the run ended there" \
+		"no attempt 2 1" \
+		"$([ -e "$d/attempt.2" ] && echo attempt 2 ran || echo no attempt 2) $(grep -c 'received SIGTERM during the wait before attempt 2; ending the run' "$d/v")"
+else
+	skips "$PID1_CHECKS" "as PID 1, --attempts=inf: orphans, HUP and TERM during the wait" \
+		"unshare --pid --fork --mount-proc is not permitted here"
 fi
 
 # --- redirects across attempts ------------------------------------------------------------
