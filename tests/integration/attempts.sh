@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 111 checks in the sections up to the bad
+# many skips as it has checks): 114 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((111 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((114 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -521,10 +521,28 @@ assert_eq "-i FILE: each attempt reads it whole" "$(cat "$TMPD/in" "$TMPD/in" "$
 rm -f "$TMPD/got"
 runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1" <"$TMPD/in"
 assert_eq "a regular file as stdin: rewound for each attempt" "$(cat "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
+# at a non-zero offset: rewound to that offset, not to 0 (bash's read
+# leaves the offset just past the line it read from a regular file)
+printf 'skipped\nline two\nline three\n' >"$TMPD/in3"
+rm -f "$TMPD/got"
+(
+	read -r _skipped
+	runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1"
+) <"$TMPD/in3"
+assert_eq "a regular file as stdin at offset 8: each attempt reads from offset 8" \
+	"line two|line three|line two|line three" "$(paste -sd '|' "$TMPD/got")"
+# a pipe is shared as it is: attempt 2 reads on where attempt 1 stopped
+# (sh's read takes a pipe's bytes one at a time)
+got=$(printf 'a\nb\n' | runx --attempts=2 --retry-delay=0 -- sh -c 'read -r l; echo "$RUNX_ATTEMPT:$l"; exit 1')
+assert_eq "a pipe as stdin: shared (attempt 1 reads a, attempt 2 b)" "1:a|2:b" "$(paste -sd '|' <<<"$got")"
 echo stale-content-that-is-longer >"$TMPD/out"
 runx --attempts=3 --retry-delay=0 -o "$TMPD/out" -- sh -c 'echo "attempt $RUNX_ATTEMPT"; exit 1'
 assert_eq "-o: truncated once, the attempts append in order" \
 	"attempt 1 attempt 2 attempt 3" "$(tr '\n' ' ' <"$TMPD/out" | sed 's/ $//')"
+echo stale-content-that-is-longer >"$TMPD/err"
+runx --attempts=3 --retry-delay=0 -e "$TMPD/err" -- sh -c 'echo "attempt $RUNX_ATTEMPT" >&2; exit 1'
+assert_eq "-e: truncated once, the attempts append in order" \
+	"attempt 1|attempt 2|attempt 3" "$(paste -sd '|' "$TMPD/err")"
 
 # --- the report ----------------------------------------------------------------------------------
 new_marker m
