@@ -20,11 +20,11 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 114 checks in the sections up to the bad
+# many skips as it has checks): 117 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then a stop signal while an
 # attempt is being stopped (2 x 3).
-plan $((114 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -567,6 +567,45 @@ assert_eq "report of a one-attempt run: attempt_count 1" "1 1 0" \
 runx --attempts=2 --retry-delay=10 --total-timeout=0.5 --report="$TMPD/r2.json" -- false
 assert_eq "report: a total timeout during a wait" "total_timeout 124 1" \
 	"$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["reason"], d["exit_status"], d["attempts"][0]["exit_status"])' "$TMPD/r2.json")"
+# the keys of each attempt object: the list of runx(1), REPORTING
+# (attempts); the run's start_time is its first attempt's
+assert_eq "report: each attempt object has exactly the man page's keys; start_time is attempt 1's" \
+	"same 3 True" \
+	"$("$PY" -c '
+import json, sys
+want = set("""attempt pid scope_target start_time end_time wall_time reason
+exit_status exit_code signal runx_signal signals_sent leftovers_stopped
+killed_after_grace alive_at_deadline alive_after_grace error memory_peak
+cpu_time pids_peak oom_kills""".split())
+d = json.load(open(sys.argv[1]))
+bad = [sorted(set(x) ^ want) for x in d["attempts"] if set(x) != want]
+print(bad or "same", len(d["attempts"]), d["start_time"] == d["attempts"][0]["start_time"])
+' "$TMPD/r.json" 2>&1)"
+# one attempt, stopped at its deadline (signals sent, processes named):
+# what attempts[0] shares with the top level is the same, but for the
+# run's end, measured once the attempt was released (end_time and
+# wall_time: not earlier than the attempt's)
+new_marker m
+runx -t 0.3 -k 0.3 --report="$TMPD/r1d.json" -- sh -c "trap '' TERM; sleep $m; :"
+assert_eq "report of a one-attempt run: attempts[0] is the top level's (end_time, wall_time not earlier)" \
+	"[] True True 124" \
+	"$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["attempts"][0]
+print([k for k in a if k in d and k not in ("end_time", "wall_time") and a[k] != d[k]],
+      d["end_time"] >= a["end_time"], d["wall_time"] >= a["wall_time"], a["exit_status"])
+' "$TMPD/r1d.json" 2>&1)"
+# only the last 100 attempts are listed, all are counted
+runx --attempts=105 --retry-delay=0 --report="$TMPD/r105.json" -- false
+assert_eq "report of 105 attempts: attempt_count 105, the last 100 listed (6 to 105)" \
+	"105 100 6 105 1" \
+	"$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["attempts"]
+print(d["attempt_count"], len(a), a[0]["attempt"], a[-1]["attempt"], d["exit_status"])
+' "$TMPD/r105.json" 2>&1)"
 
 # --- bad values --------------------------------------------------------------------------------------
 for bad in "${BAD_VALUES[@]}"; do
