@@ -22,9 +22,9 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # The plan, the same on every host (a case that cannot run here is as
 # many skips as it has checks): 117 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
-# each of the 4 scopes, and 1 more for tree; then a stop signal while an
-# attempt is being stopped (2 x 3).
-plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 2 * 3))
+# each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
+# 1 (4) and a stop signal while an attempt is being stopped (2 x 3).
+plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -687,6 +687,55 @@ for scope in group tree cgroup pidns; do
 		kill_marked "$m"
 	fi
 done
+
+# --- the cgroup of attempt 1 is removed before attempt 2 starts ----------------------------------------
+# Attempt 1 notes its cgroup (the 0:: line of /proc/self/cgroup) and that
+# its directory is there under the cgroup2 mount, then fails; attempt 2
+# notes its own and exits 9 if attempt 1's directory is still there.
+cat >"$TMPD/cgjob.sh" <<'JOB'
+mnt=$1 d=$2
+cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+echo "$cg" >"$d/cg.$RUNX_ATTEMPT"
+if [ "$RUNX_ATTEMPT" = 1 ]; then
+	[ -d "$mnt$cg" ] && : >"$d/seen.1"
+	exit 1
+fi
+[ -e "$mnt$(cat "$d/cg.1")" ] && exit 9
+exit 0
+JOB
+CG_CHECKS=4
+# own_cgroups CG1 CG2: two cgroups of runx's (runx-PID-...), not the same
+# shellcheck disable=SC2317 # called through assert_true
+own_cgroups() {
+	[ "${1#*/runx-}" != "$1" ] && [ "${2#*/runx-}" != "$2" ] && [ "$1" != "$2" ]
+}
+# none_left PATH...: none of the paths exists
+# shellcheck disable=SC2317 # called through assert_true
+none_left() {
+	local p
+	for p in "$@"; do
+		[ ! -e "$p" ] || return 1
+	done
+}
+CG2MNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+if [ -z "$CG2MNT" ] || ! scope_works cgroup; then
+	skips "$CG_CHECKS" "cgroup: attempt 1's cgroup is removed before attempt 2" \
+		"the cgroup scope cannot be set up here"
+else
+	d=$TMPD/cgroups
+	mkdir -p "$d"
+	s=$(st guarded 60 "$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup --attempts=2 --retry-delay=0 -- \
+		sh "$TMPD/cgjob.sh" "$CG2MNT" "$d")
+	cg1=$(cat "$d/cg.1" 2>/dev/null) cg2=$(cat "$d/cg.2" 2>/dev/null)
+	assert_eq "cgroup: attempt 2 finds attempt 1's cgroup removed (0, not 9)" 0 "$s" \
+		"attempt 1: '$cg1', attempt 2: '$cg2' (under $CG2MNT)"
+	assert_true "cgroup: attempt 1 saw its own cgroup's directory, the path attempt 2 looked at" \
+		test -e "$d/seen.1"
+	assert_true "cgroup: each attempt ran in a cgroup of its own, made by runx" \
+		own_cgroups "$cg1" "$cg2"
+	assert_true "cgroup: neither is left after the run" \
+		none_left "$CG2MNT$cg1" "$CG2MNT$cg2"
+fi
 
 # A stop signal that comes while an attempt is being stopped (its
 # leftovers, after the command exited 1; its grace period, after its
