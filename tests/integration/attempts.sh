@@ -1,12 +1,15 @@
 #!/bin/bash
 # Attempts (--attempts and the options of runx(1), ATTEMPTS): how many
 # attempts run and with what status, each --retry-on kind,
-# --success-exit, the waits between attempts (backoff, maximum, jitter),
-# --total-timeout during an attempt and during a wait, a stop signal
-# during either, standard input rewound and output appended across
-# attempts, RUNX_ATTEMPT, the report's attempts, bad values; and the
-# promise itself: for each scope, nothing attempt 1 left behind (TERM
-# ignored, setsid'd, holding a lock) is alive when attempt 2 starts.
+# --success-exit, -t and --idle-timeout per attempt, the waits between
+# attempts (backoff, maximum, jitter), what -v says of each ending, a
+# command that cannot run (found before attempt 1), --total-timeout
+# during an attempt and during a wait, a stop signal during either, as
+# PID 1 (orphans reaped and signals during a wait), standard input
+# rewound (or shared) and output appended across attempts, RUNX_ATTEMPT,
+# the report's attempts, bad values; and the promise itself: for each
+# scope, nothing attempt 1 left behind (TERM ignored, setsid'd, holding a
+# lock) is alive when attempt 2 starts, and attempt 1's cgroup is gone.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
