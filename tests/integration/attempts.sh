@@ -21,7 +21,8 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--retry-delay=-1 --retry-delay=1x --backoff=0.5 --backoff=abc --backoff=
 	--retry-delay-max=soon --retry-delay-max=-1 --jitter=2 --jitter=-0.1
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
-	--success-exit=SIGBOGUS --success-exit=4-2 $'--retry-on=1\e[31m')
+	--success-exit=SIGBOGUS --success-exit=4-2 --retry-on=SIGSTOP
+	--success-exit=cont $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
 # many skips as it has checks): 117 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
