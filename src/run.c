@@ -278,8 +278,12 @@ static void tell_end(const struct runx_run *run, int64_t n, const char *next)
 		return;
 	/* how it ended, in the words --retry-on matches: a death by a
 	 * signal is not the exit status 128+N, a deadline not 124 */
-	if (res->reason == RUNX_END_TIMEOUT ||
-	    res->reason == RUNX_END_IDLE_TIMEOUT)
+	if (res->reason == RUNX_END_TIMEOUT && res->total_timeout)
+		snprintf(how, sizeof(how),
+			 "at the run's total deadline (status %d)",
+			 res->exit_status);
+	else if (res->reason == RUNX_END_TIMEOUT ||
+		 res->reason == RUNX_END_IDLE_TIMEOUT)
 		snprintf(how, sizeof(how), "at its %sdeadline (status %d)",
 			 res->reason == RUNX_END_IDLE_TIMEOUT ? "idle " : "",
 			 res->exit_status);
@@ -318,7 +322,7 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	if (res->reason == RUNX_END_RUNX_SIGNALED || res->told_to_stop != 0 ||
 	    res->total_timeout) {
 		tell_end(run, n,
-			 res->total_timeout ? "the total deadline passed"
+			 res->total_timeout ? "no further attempt"
 					    : "runx was told to stop");
 		return status;
 	}

@@ -265,8 +265,8 @@ assert_true "total-timeout during an attempt: ends within 8 s ($ms ms)" [ "$ms" 
 assert_true "total-timeout during an attempt: not before 1 s ($ms ms)" [ "$ms" -ge 1000 ]
 assert_eq "total-timeout during an attempt: no further attempt" 1 "$(lines "$C")"
 assert_dead "total-timeout during an attempt: the TERM-ignoring command is dead" "$m"
-assert_match "total-timeout during an attempt: -v says the total deadline passed" \
-	"runx: attempt 1 of 3 ended at its deadline \\(status 124\\); the total deadline passed" "$(cat "$TMPD/v")"
+assert_match "total-timeout during an attempt: -v says the run's total deadline stopped it" \
+	"runx: attempt 1 of 3 ended at the run's total deadline \\(status 124\\); no further attempt" "$(cat "$TMPD/v")"
 # the stop was a whole one: the first signal (with SIGCONT, and again for
 # newcomers), then SIGKILL after the grace period
 assert_eq "total-timeout during an attempt: report: reason total_timeout, 124, signals SIGTERM then SIGKILL" \
