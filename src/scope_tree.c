@@ -452,7 +452,13 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 	return tree_signal_times(s, sig, 1, count);
 }
 
-/* The first signal and SIGCONT to every descendant, in one sweep. */
+/*
+ * The first signal and SIGCONT to every descendant, in one sweep.  When
+ * no signal reached anyone yet (the first stop, no signal forwarded
+ * before), the sweep's own set is s->reached: one set of 10,000 entries,
+ * not two (about 0.9 MB each); a pass after the first then also signals
+ * again a fork copy that has execve'd since, as a newcomer pass would.
+ */
 static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
@@ -461,7 +467,8 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 	if (!has_children())
 		return 0;
 	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL};
-	int r = sweep(&now, &s->reached, &how, false);
+	int r = s->reached.n == 0 ? sweep(&s->reached, NULL, &how, false)
+				  : sweep(&now, &s->reached, &how, false);
 	runx_pidset_free(&now);
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
 		runx_scope_signal_child(s, SIGCONT); /* needs no new fd */
