@@ -45,11 +45,18 @@ static pid_t fork_waiting(const char *name, int *go)
 	return pid;
 }
 
-/* Polls (up to 3 s) until pid's image is no longer its parent's. */
+/*
+ * Polls (up to 3 s) until pid's image is no longer its parent's and its
+ * new one is in place: in the middle of execve(2) the new mm has no
+ * start_stack yet (exec_mmap() comes before setup_arg_pages(),
+ * fs/exec.c), which is no longer the parent's image either (an ASan CI
+ * run read it there once).
+ */
 static bool wait_exec(pid_t pid, struct runx_proc_stat *st)
 {
 	for (int i = 0; i < 300; i++) {
-		if (runx_proc_stat(pid, st) == 0 && !runx_proc_is_fork_copy(st))
+		if (runx_proc_stat(pid, st) == 0 &&
+		    !runx_proc_is_fork_copy(st) && st->start_stack != 0)
 			return true;
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
