@@ -140,28 +140,28 @@ freeze_sleeps() {
 	done
 }
 
+# start_job KIND SCOPE LIMIT SLEEPS CODE: runx --attempts=3 with -t LIMIT
+# in SCOPE, in the background, on `sh -c CODE sh MARKER` (CODE's $1 is a
+# new marker, in mark_KIND_SCOPE; runx's pid in pid_KIND_SCOPE); then
+# freezes the first SLEEPS sleeps of the marker.
+start_job() {
+	new_marker
+	eval "mark_$1_$2=\$M"
+	"$RUNX" --kill-scope="$2" --attempts=3 --retry-delay=0 -v \
+		--report="$TMPD/$1-$2.json" -t "$3" -k 200ms -- \
+		sh -c "$5" sh "$M" 2>"$TMPD/$1-$2.err" &
+	eval "pid_$1_$2=\$!"
+	freeze_sleeps "$M" "$4"
+}
+
 # The lo jobs first: nothing of theirs is timed until GO exists (-t 90s
 # only keeps a broken test from hanging the guest).
 for sc in $scopes; do
-	new_marker
-	eval "mark_lo_$sc=\$M"
-	"$RUNX" --kill-scope="$sc" --attempts=3 --retry-delay=0 -v \
-		--report="$TMPD/lo-$sc.json" -t 90s -k 200ms -- \
-		sh -c "echo >>$TMPD/lo-$sc.count; sleep $M &
-			while [ ! -e $GO ]; do sleep 0.1; done; exit 3" \
-		2>"$TMPD/lo-$sc.err" &
-	eval "pid_lo_$sc=\$!"
-	freeze_sleeps "$M" 1
+	start_job lo "$sc" 90s 1 "echo >>$TMPD/lo-$sc.count; sleep \$1 &
+		while [ ! -e $GO ]; do sleep 0.1; done; exit 3"
 done
 for sc in $scopes; do
-	new_marker
-	eval "mark_dl_$sc=\$M"
-	"$RUNX" --kill-scope="$sc" --attempts=3 --retry-delay=0 -v \
-		--report="$TMPD/dl-$sc.json" -t 4s -k 200ms -- \
-		sh -c "echo >>$TMPD/dl-$sc.count; sleep $M & sleep $M" \
-		2>"$TMPD/dl-$sc.err" &
-	eval "pid_dl_$sc=\$!"
-	freeze_sleeps "$M" 2
+	start_job dl "$sc" 4s 2 "echo >>$TMPD/dl-$sc.count; sleep \$1 & sleep \$1"
 done
 (sleep 120; echo THAWED >"$FRZ/freezer.state") &
 watchdog=$!
