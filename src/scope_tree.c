@@ -49,14 +49,12 @@ struct members {
  * One walk of /proc: the descendants it finds go to found() as soon as
  * their parent is known to be one (or runx), so that a signal reaches the
  * first ones while the walk goes on; the rest wait in list until their
- * parent turns up.  known: pids to pass over unread, which count as
- * descendants (bit per pid, up to known_top).
+ * parent turns up.  A pid already in member (runx, a known pid, one
+ * the walk has found) is passed over unread.
  */
 struct walk {
 	struct proc_list list;
 	struct members member;
-	const unsigned char *known_bits;
-	pid_t known_top;
 	int (*found)(const struct runx_proc_stat *p, void *arg);
 	void *arg;
 };
@@ -120,21 +118,20 @@ static int walk_proc(const struct runx_proc_stat *st, void *arg)
 {
 	struct walk *w = arg;
 
-	if (member_has(&w->member, st->pid))
-		return 0; /* runx itself */
 	if (!member_has(&w->member, st->ppid))
 		return list_append(&w->list, st);
 	int r = member_add(&w->member, st->pid);
 	return r < 0 ? r : w->found(st, w->arg);
 }
 
-/* True for a pid the walk need not read (runx_proc_each_unknown()). */
+/*
+ * True for a pid the walk need not read (runx_proc_each_unknown()): runx,
+ * a pid it was told is known, or one it found already (/proc lists each
+ * pid once, in ascending order).
+ */
 static bool is_known(pid_t pid, void *arg)
 {
-	const struct walk *w = arg;
-
-	return w->known_bits != NULL && pid > 0 && pid <= w->known_top &&
-	       bit_get(w->known_bits, pid);
+	return member_has(&((const struct walk *)arg)->member, pid);
 }
 
 /*
@@ -169,24 +166,11 @@ static int resolve_rest(struct walk *w)
 }
 
 /*
- * A bitmap of the pids of set into w (w->known_bits, caller frees), so
- * that the walk passes over them, and into its members; -ENOMEM.
+ * The pids of set into w's members, so that the walk passes over them
+ * unread and counts them as descendants; -ENOMEM.
  */
 static int know_pids(struct walk *w, const struct runx_pidset *set)
 {
-	pid_t top = 0;
-
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].pid > top)
-			top = set->v[i].pid;
-	unsigned char *bits = calloc((size_t)top / 8 + 1, 1);
-	if (bits == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].pid > 0)
-			bit_set(bits, set->v[i].pid);
-	w->known_bits = bits;
-	w->known_top = top;
 	for (size_t i = 0; i < set->n; i++)
 		if (set->v[i].pid > 0 && member_add(&w->member, set->v[i].pid))
 			return -ENOMEM;
@@ -207,7 +191,7 @@ static int walk_tree(const struct runx_pidset *known,
 		     int (*found)(const struct runx_proc_stat *p, void *arg),
 		     void *arg)
 {
-	struct walk w = {{NULL, 0, 0}, {NULL, 0}, NULL, 0, found, arg};
+	struct walk w = {{NULL, 0, 0}, {NULL, 0}, found, arg};
 	int r = member_add(&w.member, getpid());
 
 	if (r == 0 && known != NULL && known->n > 0)
@@ -216,7 +200,6 @@ static int walk_tree(const struct runx_pidset *known,
 		r = runx_proc_each_unknown(is_known, walk_proc, &w);
 	if (r == 0)
 		r = resolve_rest(&w);
-	free((void *)w.known_bits);
 	free(w.member.bits);
 	free(w.list.v);
 	return r;
