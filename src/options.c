@@ -531,25 +531,21 @@ static int set_outcomes(struct parser *p, int c, const char *value)
 	}
 	int r = runx_outcomes_parse(
 	    value, retry, retry ? &a->retry_on : &a->success, bad, size);
-	if (r == -EDOM) {
+	if (r == -EDOM)
 		say(p,
 		    "invalid item '%s' in %s: no process dies by that signal "
 		    "(its default action stops, continues or ignores)",
 		    QUOTE(bad, q), p->name);
-		free(bad);
-		return -1;
-	}
-	if (r < 0) {
+	else if (r < 0)
 		say(p, "invalid %s '%s' in %s (%s)",
 		    bad[0] == '\0' ? "empty item" : "item", QUOTE(bad, q),
 		    p->name,
 		    retry ? "failure, timeout, signal, oom, N, N-M or a signal "
 			    "name"
 			  : "N, N-M or a signal name");
-		free(bad);
-		return -1;
-	}
 	free(bad);
+	if (r < 0)
+		return -1;
 	if (retry)
 		a->retry_on_text = value;
 	return 0;

@@ -278,14 +278,13 @@ static void tell_end(const struct runx_run *run, int64_t n, const char *next)
 		return;
 	/* how it ended, in the words --retry-on matches: a death by a
 	 * signal is not the exit status 128+N, a deadline not 124 */
-	if (res->reason == RUNX_END_TIMEOUT && res->total_timeout)
-		snprintf(how, sizeof(how),
-			 "at the run's total deadline (status %d)",
-			 res->exit_status);
-	else if (res->reason == RUNX_END_TIMEOUT ||
-		 res->reason == RUNX_END_IDLE_TIMEOUT)
-		snprintf(how, sizeof(how), "at its %sdeadline (status %d)",
-			 res->reason == RUNX_END_IDLE_TIMEOUT ? "idle " : "",
+	if (res->reason == RUNX_END_TIMEOUT ||
+	    res->reason == RUNX_END_IDLE_TIMEOUT)
+		snprintf(how, sizeof(how), "at %s (status %d)",
+			 res->reason == RUNX_END_IDLE_TIMEOUT
+			     ? "its idle deadline"
+			 : res->total_timeout ? "the run's total deadline"
+					      : "its deadline",
 			 res->exit_status);
 	else if (res->reason != RUNX_END_EXEC_FAILED &&
 		 res->reason != RUNX_END_RUNX_ERROR &&
