@@ -29,6 +29,11 @@
 void runx_attempt_init(struct runx_attempt *a, int number)
 {
 	memset(a, 0, sizeof(*a));
+	runx_attempt_init_zeroed(a, number);
+}
+
+void runx_attempt_init_zeroed(struct runx_attempt *a, int number)
+{
 	a->number = number;
 	a->child.pidfd = -1;
 	for (int i = 0; i < 3; i++)

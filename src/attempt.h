@@ -49,6 +49,13 @@ struct runx_attempt {
 void runx_attempt_init(struct runx_attempt *a, int number);
 
 /*
+ * runx_attempt_init() of an *a known to be zero-filled but for what an
+ * empty attempt holds (a run's first attempt): the 32 KiB are not cleared
+ * again, so pages that the attempt never uses are never faulted in.
+ */
+void runx_attempt_init_zeroed(struct runx_attempt *a, int number);
+
+/*
  * Acquires what the attempt needs before its launch: the relay pipes
  * (--idle-timeout), the scope (the job's cgroup and its fds, a subreaper,
  * the PID namespace's status pipe), and headroom for the launch and the

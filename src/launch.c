@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -240,27 +239,27 @@ static int vfork_child(void *arg)
 }
 
 /*
+ * The vfork child's stack.  One is enough: runx is single-threaded and
+ * the parent sleeps until the child has called execve(2) or _exit(2), so
+ * no two children ever use it at once.  In .bss rather than mmap(2)'d per
+ * launch: no mmap/munmap pair (and no split of runx's mappings) at every
+ * start-up, and only the pages the child touches are faulted in.
+ */
+static char vfork_stack[64 * 1024] __attribute__((aligned(64)));
+
+/*
  * clone(CLONE_VM|CLONE_VFORK) on a stack of its own: the parent sleeps until
  * execve or _exit, and reads the child's report from shared memory.
  */
 static int launch_vforked(const struct runx_launch_request *req,
 			  struct runx_launched *out)
 {
-	const size_t stack_size = 64 * 1024;
 	struct vfork_context ctx = {req, {0, 0, NULL}};
-	void *stack;
-	pid_t pid;
+	pid_t pid = clone(vfork_child, vfork_stack + sizeof(vfork_stack),
+			  CLONE_VM | CLONE_VFORK | SIGCHLD, &ctx);
 
-	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		return -errno;
-	pid = clone(vfork_child, (char *)stack + stack_size,
-		    CLONE_VM | CLONE_VFORK | SIGCHLD, &ctx);
-	int e = errno;
-	munmap(stack, stack_size);
 	if (pid < 0)
-		return -e;
+		return -errno;
 	return finish(req, &ctx.failure, pid, -1, out);
 }
 

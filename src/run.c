@@ -27,14 +27,13 @@ extern char **environ;
 void runx_run_init(struct runx_run *run, const struct runx_options *opts,
 		   const sigset_t *orig_mask)
 {
-	memset(run, 0, sizeof(*run));
 	run->opts = opts;
 	run->orig_mask = orig_mask;
 	for (int i = 0; i < 3; i++)
 		run->stdio.source[i] = -1;
 	run->sup = (struct runx_supervisor)RUNX_SUPERVISOR_CLOSED;
 	run->stdin_fd = -1;
-	runx_attempt_init(&run->attempt, 0);
+	runx_attempt_init_zeroed(&run->attempt, 0);
 }
 
 /*
@@ -189,7 +188,12 @@ static int attempt(struct runx_run *run, int64_t number)
 	};
 	int status;
 
-	runx_attempt_init(a, (int)(number > INT_MAX ? INT_MAX : number));
+	int n = (int)(number > INT_MAX ? INT_MAX : number);
+	/* the first attempt finds *a as runx_run_init() left it */
+	if (n == 1)
+		runx_attempt_init_zeroed(a, n);
+	else
+		runx_attempt_init(a, n);
 	run->attempts = number;
 	prepare(run, number);
 	if ((status = runx_attempt_acquire(a, &env)) != 0 ||

@@ -50,7 +50,13 @@ struct runx_run {
 	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
 };
 
-/* Empties *run for the options opts (nothing open yet); borrows both. */
+/*
+ * Sets up *run, which must be zero-filled (static storage, as main()'s
+ * is), for the options opts (nothing open yet); borrows both.  It is not
+ * cleared again: the run and its attempt are about 50 KiB, mostly lists of
+ * named processes and messages that a run without them never touches, and
+ * each page a memset(3) touches is a page fault at start-up.
+ */
 void runx_run_init(struct runx_run *run, const struct runx_options *opts,
 		   const sigset_t *orig_mask);
 
