@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,18 +56,69 @@ bool runx_read_long(FILE *f, long *v)
 	return digits;
 }
 
-/* The field after *p (space-separated) as a number; advances *p. */
+/* True if c ends a field of /proc/PID/stat. */
+static bool field_end(char c)
+{
+	return c == ' ' || c == '\n' || c == '\0';
+}
+
+/*
+ * Passes over the field after *p (space-separated, any content: a few are
+ * negative numbers); advances *p; *ok false if there is none.  No number is
+ * converted: a stop reads /proc/PID/stat of every process, and strtoull(3)
+ * of its 40 fields was the largest part of runx's own CPU time there
+ * after the system calls.
+ */
+static void skip_field(char **p, bool *ok)
+{
+	char *q = *p;
+
+	while (*q == ' ')
+		q++;
+	char *start = q;
+	while (!field_end(*q))
+		q++;
+	if (q == start)
+		*ok = false;
+	*p = q;
+}
+
+/* The unsigned decimal field after *p; advances *p; *ok false if it is
+ * none, holds anything else, or overflows 64 bits. */
 static unsigned long long next_field(char **p, bool *ok)
 {
-	char *end;
+	char *q = *p;
+	unsigned long long v = 0;
 
-	while (**p == ' ')
-		(*p)++;
-	unsigned long long v = strtoull(*p, &end, 10);
-	if (end == *p)
+	while (*q == ' ')
+		q++;
+	char *start = q;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		unsigned d = (unsigned)(*q - '0');
+		if (v > (ULLONG_MAX - d) / 10)
+			*ok = false;
+		v = v * 10 + d;
+	}
+	if (q == start || !field_end(*q))
 		*ok = false;
-	*p = end;
+	*p = q;
 	return v;
+}
+
+/* "/proc/PID/stat" into path (at least 32 bytes), without snprintf(3). */
+static void stat_path(char *path, pid_t pid)
+{
+	char digits[16];
+	int n = 0;
+	unsigned long v = (unsigned long)pid;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0 && n < (int)sizeof(digits));
+	memcpy(path, "/proc/", 6);
+	for (int i = 0; i < n; i++)
+		path[6 + i] = digits[n - 1 - i];
+	memcpy(path + 6 + n, "/stat", 6);
 }
 
 int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
@@ -74,7 +126,9 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	char path[64], buf[1024];
 	bool ok = true;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid <= 0)
+		return -ENOENT;
+	stat_path(path, pid);
 	ssize_t n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
@@ -88,22 +142,22 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	st->pgrp = (pid_t)next_field(&p, &ok);	  /* 5 */
 	st->session = (pid_t)next_field(&p, &ok); /* 6 */
 	for (int field = 7; field < 20 && ok; field++)
-		(void)next_field(&p, &ok);	 /* tty_nr (7) ... nice (19) */
+		skip_field(&p, &ok);		 /* tty_nr (7) ... nice (19) */
 	st->threads = (long)next_field(&p, &ok); /* 20 */
-	(void)next_field(&p, &ok);		 /* itrealvalue (21) */
+	skip_field(&p, &ok);			 /* itrealvalue (21) */
 	st->start_time = next_field(&p, &ok);	 /* 22 */
 	for (int field = 23; field < 28 && ok; field++)
-		(void)next_field(&p, &ok);     /* vsize (23) ... endcode (27) */
+		skip_field(&p, &ok);	       /* vsize (23) ... endcode (27) */
 	st->start_stack = next_field(&p, &ok); /* 28 */
 	for (int field = 29; field < 33 && ok; field++)
-		(void)next_field(&p, &ok); /* kstkesp (29) ... blocked (32) */
+		skip_field(&p, &ok);	   /* kstkesp (29) ... blocked (32) */
 	st->ignored = next_field(&p, &ok); /* 33: signals 1-31 */
 	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
 	/* fields 35 (wchan) ... 47 (start_brk), then arg_start: 0 where a
 	 * kernel before 3.5 has no field 48 */
 	bool more = ok;
 	for (int field = 35; field < 48 && more; field++)
-		(void)next_field(&p, &more);
+		skip_field(&p, &more);
 	unsigned long long arg_start = more ? next_field(&p, &more) : 0;
 	st->arg_start = more ? arg_start : 0; /* 48 */
 	st->pid = pid;
