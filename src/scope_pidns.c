@@ -295,8 +295,11 @@ static bool name_members(const struct runx_scope *s, struct runx_census *c)
 
 /*
  * Alive while the init has not exited (its pidfd, WNOWAIT): the kernel
- * empties the namespace before the init can exit.  The count is what the
- * namespace's /proc shows (at least 1 while the init lives); asked for
+ * empties the namespace before the init can exit.  The count, when one is
+ * wanted (c->want_count: -v, --report), is what the namespace's /proc
+ * shows (at least 1 while the init lives); else 1, with no walk of the
+ * namespace's /proc (it read the stat file of every member at each
+ * census: at the command's exit, and every re-check of a stop); asked for
  * names (c->pids), the processes of the namespace are named, by their
  * pids out here, and only when there are none, the init.
  */
@@ -307,6 +310,10 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 	if (c->pids != NULL && c->watch == NULL && name_members(s, c))
 		return;
 	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
+	if (!c->want_count && c->pids == NULL) {
+		c->count = 1; /* alive: the init is; no need to walk */
+		return;
+	}
 	int n = count_members(s->child);
 	c->count = n > 0 ? n : 1;
 }
