@@ -183,7 +183,7 @@ static int pidns_signal(struct runx_scope *s, int sig, bool count)
 	int n = 1;
 
 	if (count) {
-		struct runx_census c = {0};
+		struct runx_census c = {.want_count = true};
 		runx_scope_census(s, &c);
 		n = c.count > 0 ? c.count : 1;
 	}
