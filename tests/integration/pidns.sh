@@ -13,14 +13,14 @@ require_python3 "to read the JSON report and to install a seccomp filter"
 setup_nobody
 
 # 23 per user (root, nobody), 3 id maps, 4 signals, 2 --wait-all, 7
-# stdio, 3 -v and report, 3 alive at the deadline, 2 per backend when
+# stdio, 3 -v and report, 5 alive at the deadline, 2 per backend when
 # RUNX_LAUNCH is not set, 2 + 2 where namespaces cannot be made (2 with
 # seccomp, on x86-64 only)
 n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 4 + 2 + 7 + 3 + 3 + n_backend + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 4 + 2 + 7 + 3 + 5 + n_backend + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -249,6 +249,16 @@ print("%d|%d|%s|%s" % (a["count"], len(ps), ",".join(sorted(p["argv"][0] for p i
       ",".join(p["argv"][1] for p in ps if p["argv"][0] == "sleep")))' "$TMPD/alive.json")"
 assert_eq "-v: an 'alive at the deadline' line per process, none for the init" 2 \
 	"$(grep -c "alive at the deadline: pid [0-9]*, age [0-9.]*s: sleep $m\$" "$TMPD/alive.err")"
+# how many processes each signal reached is counted in the namespace (sh
+# and its two sleeps, all ignoring TERM), not taken as "some": 3 each
+assert_eq "--report: SIGTERM, SIGCONT and SIGKILL each reached the 3 processes" \
+	"SIGTERM:3,SIGCONT:3,SIGKILL:3" \
+	"$($PY -c '
+import json, sys
+print(",".join("%s:%s" % (s["signal"], s["processes"])
+               for s in json.load(open(sys.argv[1]))["signals_sent"]))' "$TMPD/alive.json")"
+assert_eq "-v: the first signal's line counts the 3 processes" 1 \
+	"$(grep -c "sending: SIGTERM to pid namespace of init [0-9]* (3 processes)\$" "$TMPD/alive.err")"
 assert_dead "alive at the deadline: nothing left" "$m"
 
 # --- every backend, once (the per-backend runs of make check cover the rest) ---------------------
