@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal.h"
 #include "utf8.h"
 
 /* The first allocation; then the buffer doubles. */
@@ -285,14 +286,10 @@ void runx_json_null(struct runx_json *j)
 /* Appends v in decimal. */
 static void append_u64(struct runx_json *j, uint64_t v)
 {
-	char digits[20]; /* UINT64_MAX has 20 */
-	size_t n = sizeof(digits);
+	char digits[RUNX_DECIMAL_MAX], *end = digits + sizeof(digits);
+	const char *first = runx_decimal(v, end);
 
-	do {
-		digits[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	append(j, digits + n, sizeof(digits) - n);
+	append(j, first, (size_t)(end - first));
 }
 
 /* The magnitude of v, INT64_MIN included (unsigned negation wraps). */

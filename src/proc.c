@@ -6,8 +6,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decimal.h"
 #include "syscalls.h"
 
 /* Reads up to size-1 bytes of a small /proc file; length or -errno. */
@@ -105,19 +106,16 @@ static unsigned long long next_field(char **p, bool *ok)
 	return v;
 }
 
-/* "/proc/PID/stat" into path (at least 32 bytes), without snprintf(3). */
+/* "/proc/PID/stat" (pid > 0) into path (at least 32 bytes), without
+ * snprintf(3). */
 static void stat_path(char *path, pid_t pid)
 {
-	char digits[16];
-	int n = 0;
-	unsigned long v = (unsigned long)pid;
+	char digits[RUNX_DECIMAL_MAX], *end = digits + sizeof(digits);
+	const char *first = runx_decimal((uint64_t)pid, end);
+	size_t n = (size_t)(end - first);
 
-	do
-		digits[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0 && n < (int)sizeof(digits));
 	memcpy(path, "/proc/", 6);
-	for (int i = 0; i < n; i++)
-		path[6 + i] = digits[n - 1 - i];
+	memcpy(path + 6, first, n);
 	memcpy(path + 6 + n, "/stat", 6);
 }
 
