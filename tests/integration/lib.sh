@@ -296,14 +296,15 @@ runx_bg_with() {
 	wait_exec "$RUNX_PID"
 }
 
-# wait_exec PID: wait until PID runs the runx binary, or is gone (busy at
-# first, then in 1 ms steps; a hang guard of 60 s).  Until then PID is
-# bash's forked child, which handles a terminating signal itself (it may
-# even run the EXIT trap): a signal meant for runx must not be sent before.
+# wait_exec PID [BINARY]: wait until PID runs BINARY (default: the runx
+# binary), or is gone (busy at first, then in 1 ms steps; a hang guard of
+# 60 s).  Until then PID is its shell's forked child, which handles a
+# terminating signal itself (bash may even run the EXIT trap): a signal
+# meant for the program must not be sent before.
 wait_exec() {
-	local pid=$1 i end=$((EPOCHSECONDS + 60))
+	local pid=$1 bin=${2:-$RUNX} i end=$((EPOCHSECONDS + 60))
 	for ((i = 0; ; i++)); do
-		[[ /proc/$pid/exe -ef $RUNX ]] && return 0
+		[[ /proc/$pid/exe -ef $bin ]] && return 0
 		[ -e "/proc/$pid" ] || return 0
 		if [ "$i" -ge 2000 ]; then
 			[ "$EPOCHSECONDS" -lt "$end" ] || return 0

@@ -46,14 +46,9 @@ assert_eq "-t soon: one line" 1 "$(wc -l <"$TMPD/val.err" | tr -d ' ')"
 # A HUP reaches the command, whose trap records it; a helper with the
 # default HUP action survives with --forward-to=child and dies with
 # --forward-to=scope (the default).  A stop still reaches the whole scope.
-# The HUP goes once the helper runs sleep: until its execve(2), a fork of
-# the shell runs the shell's HUP trap, and survives (a loaded CI machine
-# once sent the HUP in that window).
-# execd_sleep PID MARKER: PID runs `sleep MARKER`.
-# shellcheck disable=SC2317 # called through poll
-execd_sleep() {
-	[ "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" = "sleep $2 " ]
-}
+# The HUP goes once the helper runs sleep (wait_exec): until its
+# execve(2), a fork of the shell runs the shell's HUP trap, and survives (a
+# loaded CI machine once sent the HUP in that window).
 for to in child scope; do
 	new_marker h
 	rm -f "$TMPD/hup.$to"
@@ -62,7 +57,7 @@ for to in child scope; do
 		sh -c "trap 'echo hup >$TMPD/hup.$to' HUP; sleep $h & echo \$! >$TMPD/helper.$to; while :; do sleep 0.1; done"
 	poll 200 0.05 test -s "$TMPD/helper.$to" || true
 	helper=$(cat "$TMPD/helper.$to")
-	poll 200 0.05 execd_sleep "$helper" "$h" || true
+	wait_exec "$helper" "$(command -v sleep)"
 	kill -HUP "$RUNX_PID"
 	poll 200 0.05 test -s "$TMPD/hup.$to" || true
 	assert_eq "--forward-to=$to: the command's HUP trap ran" hup "$(cat "$TMPD/hup.$to" 2>/dev/null)"
