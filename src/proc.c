@@ -139,8 +139,11 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	st->ppid = (pid_t)next_field(&p, &ok);	  /* 4 */
 	st->pgrp = (pid_t)next_field(&p, &ok);	  /* 5 */
 	st->session = (pid_t)next_field(&p, &ok); /* 6 */
-	for (int field = 7; field < 20 && ok; field++)
-		skip_field(&p, &ok);		 /* tty_nr (7) ... nice (19) */
+	skip_field(&p, &ok);			  /* tty_nr (7) */
+	skip_field(&p, &ok);			  /* tpgid (8) */
+	st->flags = next_field(&p, &ok);	  /* 9 */
+	for (int field = 10; field < 20 && ok; field++)
+		skip_field(&p, &ok);		 /* minflt (10) ... nice (19) */
 	st->threads = (long)next_field(&p, &ok); /* 20 */
 	skip_field(&p, &ok);			 /* itrealvalue (21) */
 	st->start_time = next_field(&p, &ok);	 /* 22 */
@@ -183,13 +186,13 @@ bool runx_proc_ignores(const struct runx_proc_stat *st, int sig)
 	       (st->ignored & (1ULL << (sig - 1))) != 0;
 }
 
+/* include/linux/sched.h: "Forked but didn't exec", "getting shut down" */
+#define PF_FORKNOEXEC 0x40ULL
+#define PF_EXITING 0x4ULL
+
 bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
 {
-	struct runx_proc_stat parent;
-
-	if (st->ppid <= 0 || runx_proc_stat(st->ppid, &parent) < 0)
-		return false;
-	return runx_proc_same_image(st, &parent);
+	return (st->flags & (PF_FORKNOEXEC | PF_EXITING)) == PF_FORKNOEXEC;
 }
 
 long runx_proc_last_pid(void)

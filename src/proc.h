@@ -13,6 +13,9 @@ struct runx_proc_stat {
 	pid_t ppid;
 	pid_t pgrp;
 	pid_t session;
+	/* field 9: the kernel's PF_* flags of the task (proc(5));
+	 * runx_proc_is_fork_copy() reads PF_FORKNOEXEC and PF_EXITING */
+	unsigned long long flags;
 	long threads;		       /* field 20: num_threads */
 	unsigned long long start_time; /* field 22: clock ticks after boot */
 	/* fields 28 (startstack) and 48 (arg_start, Linux 3.5): where the
@@ -85,10 +88,15 @@ bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig);
 bool runx_proc_ignores(const struct runx_proc_stat *st, int sig);
 
 /*
- * True if st's memory image is still its parent's: forked and not yet
- * execve'd, so it runs the parent's signal handlers (a signal caught now
- * may be taken by a handler the program it execs never sees).  Reads
- * /proc/PPID/stat (one fd for the call); false when it cannot tell.
+ * True if st was forked and has not execve'd since, and is not exiting:
+ * it runs the image, and the signal handlers, that its parent had at the
+ * fork (a signal caught now may be taken by a handler the program it
+ * execs never sees).  Field 9's PF_FORKNOEXEC (0x40 in
+ * include/linux/sched.h since Linux 2.6: set by copy_process() in
+ * kernel/fork.c, cleared by begin_new_exec() in fs/exec.c), without
+ * PF_EXITING (0x4, set by do_exit()).  Whether its parent is alive, or
+ * has execve'd since, does not matter: an orphaned copy runs its dead
+ * parent's handlers all the same.  No system call.
  */
 bool runx_proc_is_fork_copy(const struct runx_proc_stat *st);
 

@@ -61,14 +61,15 @@ int runx_reach_late(struct runx_pidset *set, const struct runx_proc_stat *st,
  * True if st is alive and the program it execs next may need sig again:
  * it ignores sig (the next program may not: a parent that ignores TERM
  * resets it in its child before execve(2)), or a handler may catch sig
- * and it is still an unexec'd copy of its parent (runx_proc_may_divert(),
- * runx_proc_is_fork_copy()): until execve(2) a child runs its parent's
- * handlers, and one there (a shell's trap) may take the signal, which the
- * program it execs never sees.  A process that catches sig in a program
- * of its own is not one: its handler may exec a clean-up program, which
- * must not get sig again.  A process sig reaches in this state is added
- * to a set marked (fork_copy) for runx_reach_again().  Reads
- * /proc/PPID/stat only for a process that catches sig.
+ * and it is still an unexec'd copy (runx_proc_may_divert(),
+ * runx_proc_is_fork_copy(), also when its parent is gone): until
+ * execve(2) a child runs its parent's handlers, and one there (a
+ * shell's trap) may take the signal, which the program it execs never
+ * sees.  A process that catches sig in a program of its own (exec'd) is
+ * not one: its handler may exec a clean-up program, which must not get
+ * sig again.  A process sig reaches in this state is added to a set
+ * marked (fork_copy) for runx_reach_again().  No system call: st's
+ * fields only.
  */
 bool runx_resend_after_exec(const struct runx_proc_stat *st, int sig);
 

@@ -33,7 +33,7 @@ no_cgroup_here() {
 # per scope of 2: 2 newcomer, 2 fork storm, 4 pid reuse; per scope of 4
 # (group, both, pidns): 3 forks in the grace, 2 x 3 copies; 1 runx
 # SIGKILLed; 4 failed launches
-plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 2 * 3 + 3) + 1 + 4))
+plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 4 * 3 + 3) + 1 + 4))
 
 # runx_bg_cg ARGS...: runx in the background (RUNX_PID), with a backend
 # that can do the cgroup scope (lib.sh's CG_LAUNCH_ARGS).
@@ -154,28 +154,43 @@ done
 # catchable signal reached between fork and exec gets it again after the
 # exec) rather than wait out the 20 s grace period.  On a loaded machine
 # that TERM may come before the shell has set its trap: it dies of it,
-# and the parent writes "TERM" for it.
+# and the parent writes "TERM" for it.  'orphan-grace', 'orphan-deadline':
+# the same, but a middle process forks the copy and exits at once, so the
+# copy's parent is gone (its parent is a reaper now, another image) by
+# the time the stop first looks at it; the job waits for it by a pidfd.
 cat >"$TMPD/copy.py" <<'PYEOF'
-import os, signal, sys, time
+import os, select, signal, sys, time
 d, m, when, t = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 signal.signal(signal.SIGTERM, lambda *a: None)
 open(d + "/ready", "w").close()
-at = float(os.environ["RUNX_TEST_T0"]) + (t - 0.3 if when == "deadline" else t + 0.3)
+at = float(os.environ["RUNX_TEST_T0"]) + (t - 0.3 if when.endswith("deadline") else t + 0.3)
 time.sleep(max(0.0, at - time.time()))
-pid = os.fork()
+orphan = when.startswith("orphan")
+if orphan:
+    r, w = os.pipe()
+    middle = os.fork()
+pid = os.fork() if not orphan or middle == 0 else -1
 if pid == 0:
     end = time.monotonic() + 0.5
     while time.monotonic() < end:
         time.sleep(0.05)
     trap = 'trap "echo t >>%s/f; exit 0" TERM; echo b >>%s/f; while :; do sleep %s; done'
     os.execvp("sh", ["sh", "-c", trap % (d, d, m)])
-_, status = os.waitpid(pid, 0)
-if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
-    with open(d + "/f", "a") as f:
-        f.write("TERM\n")
+if orphan and middle == 0:
+    os.write(w, b"%d" % pid)
+    os._exit(0)  # the copy's parent is gone before it is looked at
+if orphan:
+    os.waitpid(middle, 0)
+    fd = os.pidfd_open(int(os.read(r, 32)))
+    select.select([fd], [], [])  # until the copy, not a child, has ended
+else:
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+        with open(d + "/f", "a") as f:
+            f.write("TERM\n")
 PYEOF
 for sc in group "${scopes[@]}" pidns; do
-	for when in grace deadline; do
+	for when in grace deadline orphan-grace orphan-deadline; do
 		no_cgroup_here "$sc" 3 "$sc, $when: a copy" && continue
 		new_marker m
 		d=$TMPD/copy.$sc.$when
@@ -184,8 +199,12 @@ for sc in group "${scopes[@]}" pidns; do
 			"$PY" "$TMPD/copy.py" "$d" "$m" "$when" @T
 		assert_eq "$sc, $when: the exec'd copy got TERM, no 20 s grace (124 within 7.5 s of the deadline)" \
 			"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
-		assert_match "$sc, $when: its TERM trap ran, or the TERM came before it" "^(b t|t|TERM)\$" \
-			"$(tr '\n' ' ' <"$d/f" | sed 's/ $//')"
+		# (an orphan that died of TERM before its trap leaves no word:
+		# its parent cannot wait for it)
+		want='^(b t|t|TERM)$'
+		[ "${when#orphan}" = "$when" ] || want='^(b t|t|)$'
+		assert_match "$sc, $when: its TERM trap ran, or the TERM came before it" "$want" \
+			"$(cat "$d/f" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 		assert_dead "$sc, $when: nothing left" "$m"
 	done
 done

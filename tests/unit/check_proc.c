@@ -149,6 +149,54 @@ START_TEST(a_fork_copy_until_its_exec)
 }
 END_TEST
 
+/*
+ * A copy whose parent has exited (re-parented to a reaper running
+ * another image) still runs the handlers it inherited: still a copy,
+ * until its own execve(2).
+ */
+START_TEST(an_orphaned_copy_is_still_one)
+{
+	struct runx_proc_stat st;
+	int p[2], go[2], status;
+	pid_t g = 0;
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	pid_t a = fork();
+	ck_assert_int_ge(a, 0);
+	if (a == 0) {
+		pid_t c = fork();
+		if (c == 0) {
+			char x;
+			close(go[1]);
+			if (read(go[0], &x, 1) == 1)
+				execl("/bin/sleep", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		(void)!write(p[1], &c, sizeof(c));
+		_exit(c > 0 ? 0 : 1);
+	}
+	close(go[0]);
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], &g, sizeof(g)), (ssize_t)sizeof(g));
+	close(p[0]);
+	ck_assert_int_eq(waitpid(a, &status, 0), a);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	int fd = runx_pidfd_open(g, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(runx_proc_stat(g, &st), 0);
+	ck_assert_int_ne(st.ppid, a); /* re-parented: its parent is gone */
+	ck_assert(runx_proc_is_fork_copy(&st));
+	ck_assert_int_eq(write(go[1], "x", 1), 1);
+	ck_assert(wait_exec(g, &st));
+	ck_assert(!runx_proc_is_fork_copy(&st));
+	close(go[1]);
+	/* not this process's child: its reaper reaps it */
+	ck_assert_int_eq(runx_pidfd_send_signal(fd, SIGKILL), 0);
+	close(fd);
+}
+END_TEST
+
 START_TEST(pidfd_info_names_the_parent)
 {
 	int go;
@@ -320,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
+	tcase_add_test(tc, an_orphaned_copy_is_still_one);
 	tcase_add_test(tc, pidfd_info_names_the_parent);
 	tcase_add_test(tc, a_walk_passes_over_known_pids);
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
