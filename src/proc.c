@@ -326,11 +326,56 @@ static bool hidden_stat(pid_t pid, struct runx_proc_stat *st)
 	return true;
 }
 
-int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
-			   int (*fn)(const struct runx_proc_stat *st,
-				     void *arg),
-			   void *arg)
+/* Reads pid's stat file and calls fn with it, unless known(pid, arg):
+ * fn's value, 0 for a pid gone (or known), or -errno. */
+static int visit(pid_t pid, bool (*known)(pid_t pid, void *arg),
+		 int (*fn)(const struct runx_proc_stat *st, void *arg),
+		 void *arg)
 {
+	struct runx_proc_stat st;
+
+	if (known != NULL && known(pid, arg))
+		return 0;
+	int s = runx_proc_stat(pid, &st);
+	if (s == -ENOENT && hidden_stat(pid, &st))
+		s = 0;
+	if (s == 0)
+		return fn(&st, arg);
+	return s != -ENOENT && s != -ESRCH ? s : 0;
+}
+
+/* The pids of a walk, kept to be read after the listing (walk()). */
+struct deferred {
+	pid_t *v;
+	size_t n, cap;
+};
+
+/* Appends pid to d; false if out of memory (the caller visits it now). */
+static bool defer(struct deferred *d, pid_t pid)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap > 0 ? d->cap * 2 : 256;
+		pid_t *v = realloc(d->v, cap * sizeof(*v));
+		if (v == NULL)
+			return false;
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = pid;
+	return true;
+}
+
+/*
+ * The walk of /proc: each pid listed, in ascending order as listed; with
+ * oldest_first, the pids are kept and read after the listing, those
+ * above the pid allocated last (read then, so that a wrap during the
+ * listing counts) first.
+ */
+static int walk(bool (*known)(pid_t pid, void *arg),
+		int (*fn)(const struct runx_proc_stat *st, void *arg),
+		void *arg, bool oldest_first)
+{
+	struct deferred later = {NULL, 0, 0};
 	DIR *dir = opendir("/proc");
 	struct dirent *d;
 	int r = 0;
@@ -343,22 +388,42 @@ int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
 			r = -errno; /* 0 at the end of the list */
 			break;
 		}
-		struct runx_proc_stat st;
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
 		pid_t pid = (pid_t)atoi(d->d_name);
-		if (known != NULL && known(pid, arg))
+		if (oldest_first && defer(&later, pid))
 			continue;
-		int s = runx_proc_stat(pid, &st);
-		if (s == -ENOENT && hidden_stat(pid, &st))
-			s = 0;
-		if (s == 0)
-			r = fn(&st, arg);
-		else if (s != -ENOENT && s != -ESRCH)
-			r = s;
+		r = visit(pid, known, fn, arg);
 	}
 	closedir(dir);
+	if (r == 0 && later.n > 0) {
+		/* ascending as listed: those above last were allocated before
+		 * the counter last wrapped below pid_max */
+		long last = runx_proc_last_pid();
+		size_t above = 0;
+		while (last > 0 && above < later.n && later.v[above] <= last)
+			above++;
+		for (size_t i = 0; r == 0 && i < later.n; i++)
+			r = visit(later.v[(above + i) % later.n], known, fn,
+				  arg);
+	}
+	free(later.v);
 	return r;
+}
+
+int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
+			   int (*fn)(const struct runx_proc_stat *st,
+				     void *arg),
+			   void *arg)
+{
+	return walk(known, fn, arg, false);
+}
+
+int runx_proc_each_oldest_first(int (*fn)(const struct runx_proc_stat *st,
+					  void *arg),
+				void *arg)
+{
+	return walk(NULL, fn, arg, true);
 }
 
 bool runx_proc_is_own_namespace(void)

@@ -135,6 +135,23 @@ int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
 			   void *arg);
 
 /*
+ * runx_proc_each(), in the order the pids were allocated as far as one
+ * wrap of the pid counter goes: the pids listed are kept (4 bytes each)
+ * and read after the listing, first those above the pid allocated last
+ * (runx_proc_last_pid(), read after the listing: allocated before the
+ * counter last wrapped below pid_max, kernel/pid.c alloc_pid()), then the
+ * rest, each part in ascending order.  So a parent comes before the
+ * children it forked, also across a wrap, where a child has the smaller
+ * pid: a pass that signals processes one by one must not signal a child
+ * first, whose death its parent could see and act on (exit) before its
+ * own signal comes.  Out of memory, the rest go in ascending order as
+ * listed.  Needs two fds.  Returns 0, fn's value, or -errno.
+ */
+int runx_proc_each_oldest_first(int (*fn)(const struct runx_proc_stat *st,
+					  void *arg),
+				void *arg);
+
+/*
  * The pid most recently allocated in the pid namespace of /proc (the last
  * field of /proc/loadavg, proc(5)); while it stays the same, no process or
  * thread was created there, so no pid was reused.  -errno if unreadable.

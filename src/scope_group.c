@@ -223,7 +223,8 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 /*
  * Processes born into the group after the first signal (a TERM handler
  * that forks): kill(2) of -pgid reached everyone present then, but not
- * them; found by their start time in /proc.
+ * them; found by their start time in /proc, oldest first (a parent before
+ * its children, runx_proc_each_oldest_first()).
  */
 static int group_newcomers(struct runx_scope *s, int sig)
 {
@@ -232,7 +233,7 @@ static int group_newcomers(struct runx_scope *s, int sig)
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    (kill(-s->child, 0) < 0 && errno == ESRCH))
 		return 0;
-	int r = runx_proc_each(signal_newcomer, &g);
+	int r = runx_proc_each_oldest_first(signal_newcomer, &g);
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

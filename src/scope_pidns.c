@@ -409,14 +409,16 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-/* The first signal and SIGCONT to processes born since it was sent. */
+/* The first signal and SIGCONT to processes born since it was sent,
+ * oldest first (a parent before its children,
+ * runx_proc_each_oldest_first()). */
 static int pidns_newcomers(struct runx_scope *s, int sig)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
 
 	if (s->stop_tick == 0 || !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	int r = runx_proc_each(signal_newcomer, &g);
+	int r = runx_proc_each_oldest_first(signal_newcomer, &g);
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

@@ -33,7 +33,7 @@ no_cgroup_here() {
 # per scope of 2: 2 newcomer, 2 fork storm, 4 pid reuse; per scope of 4
 # (group, both, pidns): 3 forks in the grace, 2 x 3 copies; 1 runx
 # SIGKILLed; 4 failed launches
-plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 4 * 3 + 3) + 1 + 4))
+plan $((${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 4 * 3 + 3) + 2 * 4 + 1 + 4))
 
 # runx_bg_cg ARGS...: runx in the background (RUNX_PID), with a backend
 # that can do the cgroup scope (lib.sh's CG_LAUNCH_ARGS).
@@ -289,6 +289,34 @@ for sc in "${scopes[@]}"; do
 		"$(tr '\n' ' ' <"$d/f" | sed 's/ $//')"
 	poll 500 0.02 marked_none "$m"
 	assert_dead "$sc, pid reuse: nothing left" "$m"
+done
+
+# --- newcomers across a wrap of the pid counter -------------------------------------
+# pidpick.py's wrap job, in a PID namespace of its own: after the first
+# signal it forks C with pid 30001, and C starts S (a sleep) with pid
+# 401, as after a wrap of the pid counter, and waits for S; 200 sleeps of
+# another session have the pids in between.  A pass that signals them in
+# ascending order kills S first, and C, seeing S end, exits before its
+# TERM comes: the old group scope did so in 12 of 15 runs.  C's handler
+# must run ("t").  (tree: the pass follows the parent links; pidns: the
+# job's pids there are not runx's, so it cannot place them.)
+for sc in group tree; do
+	if [ $pidns_ok = no ]; then
+		skips 4 "$sc, newcomers across a pid wrap" "needs root (unshare --pid --mount-proc)"
+		continue
+	fi
+	new_marker m
+	d=$TMPD/wrap.$sc
+	mkdir "$d"
+	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
+		"$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope="$sc" -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" wrap "$d" "$m"
+	read -r c s <"$d/pids" || true
+	assert_eq "$sc, pid wrap: C (30001) started S below it (401)" "30001 401" "${c:-none} ${s:-none}"
+	assert_eq "$sc, pid wrap: no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+	assert_eq "$sc, pid wrap: C's TERM handler ran" "t" "$(cat "$d/f" 2>/dev/null)"
+	poll 500 0.02 marked_none "$m"
+	assert_dead "$sc, pid wrap: nothing left" "$m"
 done
 
 # --- runx itself SIGKILLed ---------------------------------------------------------

@@ -4,8 +4,9 @@ of their own (unshare --pid --mount-proc), where writing
 search from (pid_namespaces(7)).
 
 usage: python3 pidpick.py JOB DIR MARKER
-  JOB     reuse (faults.sh: a pid reused during the stop) or lowpid
-          (tree.sh: a child listed before its parent)
+  JOB     reuse (faults.sh: a pid reused during the stop), lowpid
+          (tree.sh: a child listed before its parent) or wrap
+          (faults.sh: newcomers, a child with a smaller pid)
   DIR     the test's directory: DIR/f collects what the TERM traps write,
           DIR/ready says the first trap is in place, DIR/pids the two pids
           the test looks at
@@ -16,6 +17,7 @@ does nothing)."""
 import os
 import signal
 import sys
+import time
 
 
 def exec_trap_loop(name, d, m, ready=False):
@@ -83,9 +85,50 @@ def lowpid(d, m):
     os.waitpid(p, 0)
 
 
+FILLERS = 200
+
+
+def wrap(d, m):
+    """After the stop's first signal, C is forked with a high pid (30001)
+    and starts S, a sleep, with a low pid (401), as after a wrap of the
+    pid counter; C waits for S.  Both are newcomers, and 200 sleeps of
+    another session (not of the job in the group scope) have the pids in
+    between.  C's TERM must come before S's death (C exits at once then,
+    its handler never run): C writes "t".  C is a fork of the job
+    without exec, so that S follows within a few ms (a pass that found C
+    alone would tell nothing); TERM is blocked in C until S is started (a
+    TERM sent earlier waits), not in S.  D/pids: C's pid and S's."""
+    got = []
+    signal.signal(signal.SIGTERM, lambda *a: got.append(1))
+    next_pid_after(1000)
+    for _ in range(FILLERS):
+        if os.fork() == 0:
+            os.setsid()
+            os.execvp("sleep", ["sleep", m])
+    note(d, "ready", "")
+    while not got:
+        time.sleep(0.01)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
+    next_pid_after(30000)
+    c = os.fork()
+    if c == 0:
+        signal.signal(signal.SIGTERM, lambda *a: (note(d, "f", "t"),
+                                                  os._exit(0)))
+        next_pid_after(400)
+        s = os.posix_spawnp("sleep", ["sleep", m], os.environ,
+                            setsigmask=[])
+        note(d, "pids", "%d %d" % (os.getpid(), s))
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+        os.waitpid(s, 0)
+        os._exit(0)
+    _, status = os.waitpid(c, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+        note(d, "f", "TERM")
+
+
 def main():
     """Runs the job named on the command line."""
-    jobs = {"reuse": reuse, "lowpid": lowpid}
+    jobs = {"reuse": reuse, "lowpid": lowpid, "wrap": wrap}
     if len(sys.argv) != 4 or sys.argv[1] not in jobs:
         sys.exit(__doc__)
     signal.signal(signal.SIGTERM, lambda *a: None)
