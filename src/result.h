@@ -69,8 +69,9 @@ struct runx_result {
 	int runx_signal;       /* with RUNX_END_RUNX_SIGNALED: the signal */
 	int told_to_stop;      /* a stop signal runx got while the attempt
 				* was being stopped (after its deadline, or
-				* its leftovers) or its output delivered:
-				* the run ends with it */
+				* its leftovers) or its output delivered, or
+				* from the terminal with --foreground: the
+				* run ends with it */
 	int leftovers;	       /* alive when the command exited */
 	int killed;	       /* alive when SIGKILL was sent */
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */

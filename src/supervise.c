@@ -234,13 +234,18 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * With --foreground the command shares runx's terminal: a signal the
 	 * terminal sent (SI_KERNEL) reached the command already, and the
 	 * command decides what it means (an interactive program may ignore
-	 * SIGINT), so runx neither repeats it nor starts a stop.
+	 * SIGINT), so runx neither repeats it nor starts a stop.  A stop
+	 * signal still ends the run: no further attempt after this one.
 	 */
 	if (s->stop->foreground && si->ssi_code == SI_KERNEL) {
+		bool stops = is_stop_signal(s, sig) && s->phase != DONE;
 		runx_verbose(
 		    "received %s from the terminal; the command got it "
-		    "too",
-		    sup_signame(sig, name, sizeof(name)));
+		    "too%s",
+		    sup_signame(sig, name, sizeof(name)),
+		    stops ? "; the run ends with this attempt" : "");
+		if (stops && s->res->told_to_stop == 0)
+			s->res->told_to_stop = sig;
 		return false;
 	}
 	runx_verbose("received %s", sup_signame(sig, name, sizeof(name)));

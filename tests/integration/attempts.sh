@@ -27,8 +27,9 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # many skips as it has checks): 117 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
-# 1 (4) and a stop signal while an attempt is being stopped (2 x 3).
-plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3))
+# 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
+# Ctrl-C with --foreground (4).
+plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 4))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -772,5 +773,62 @@ for told in leftovers deadline; do
 	assert_eq "SIGTERM $what: no further attempt" 1 "$(lines "$count")"
 	assert_dead "SIGTERM $what: nothing left" "$m"
 done
+
+# Ctrl-C with --foreground: the terminal's SIGINT reaches the command and
+# runx (one process group, the pty's foreground one); runx does not
+# forward it, but it ends the run as any stop signal does: attempt 1 ends
+# by SIGINT and no attempt follows; runx dies by SIGINT, as the command
+# did.  runx runs on a pty as its session leader; the driver types ^C
+# once attempt 1's sleep runs, and SIGTERMs a runx still there 10 s later.
+cat >"$TMPD/ctrlc.py" <<'PYEOF'
+import os, select, signal, sys, time
+count, argv = sys.argv[1], sys.argv[2:]
+pid, fd = os.forkpty()
+if pid == 0:
+    os.execv(argv[0], argv)
+out, status = bytearray(), None
+def pump(secs, until=lambda: False):
+    """Reads the pty for up to SECS, until runx has exited or UNTIL()."""
+    global status
+    end = time.monotonic() + secs
+    while status is None and not until() and time.monotonic() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                out.extend(os.read(fd, 4096))
+            except OSError:
+                pass
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+def started():
+    try:
+        return open(count).read().count("x") >= 1
+    except OSError:
+        return False
+pump(20, started)
+pump(0.3)  # sh exec's the sleep
+os.write(fd, b"\x03")
+pump(10)
+if status is None:
+    os.kill(pid, signal.SIGTERM)
+    _, status = os.waitpid(pid, 0)
+    print("hung")
+elif os.WIFSIGNALED(status):
+    print("signal %d" % os.WTERMSIG(status))
+else:
+    print("exit %d" % os.WEXITSTATUS(status))
+sys.stderr.write(out.decode(errors="replace"))
+PYEOF
+new_marker m
+count=$TMPD/ctrlc.count
+err=$TMPD/ctrlc.err
+s=0
+got=$("$PY" "$TMPD/ctrlc.py" "$count" "$RUNX" "${LAUNCH_ARGS[@]}" --foreground -v --attempts=3 \
+	--retry-delay=0.2 -- sh -c 'echo x >>"$1"; exec sleep "$2"' sh "$count" "$m" 2>"$err") || s=$?
+assert_eq "--foreground, Ctrl-C during attempt 1: runx dies by SIGINT" "0 signal 2" "$s $got" "$(cat "$err")"
+assert_eq "--foreground, Ctrl-C during attempt 1: no further attempt" 1 "$(lines "$count")"
+assert_true "--foreground, Ctrl-C: -v says the run ends with this attempt" \
+	grep -q "received SIGINT from the terminal; the command got it too; the run ends with this attempt" "$err"
+assert_dead "--foreground, Ctrl-C: nothing left" "$m"
 
 done_testing
