@@ -188,7 +188,7 @@ bool runx_proc_ignores(const struct runx_proc_stat *st, int sig)
 
 /* include/linux/sched.h: "Forked but didn't exec", "getting shut down" */
 #define PF_FORKNOEXEC 0x40ULL
-#define PF_EXITING 0x4ULL
+#define PF_EXITING    0x4ULL
 
 bool runx_proc_is_fork_copy(const struct runx_proc_stat *st)
 {

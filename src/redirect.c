@@ -12,11 +12,23 @@
 
 #include "log.h"
 
-/* Opens path as the source of fd slot; the message quotes the path. */
+/*
+ * Opens path as the source of fd slot; the message quotes the path.  With
+ * O_CREAT, notes whether the open made the file (O_EXCL first: an
+ * existing one, a symbolic link included, is opened again without).
+ */
 static int open_file(const char *path, int flags, struct runx_stdio *s,
 		     int slot, char *err, size_t errsize)
 {
-	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0666);
+	int fd = -1;
+
+	flags |= O_CLOEXEC | O_NOCTTY;
+	if (flags & O_CREAT) {
+		fd = open(path, flags | O_EXCL, 0666);
+		s->created[slot] = fd >= 0;
+	}
+	if (fd < 0 && (!(flags & O_CREAT) || errno == EEXIST))
+		fd = open(path, flags, 0666);
 
 	if (fd < 0) {
 		int e = errno;
@@ -28,6 +40,7 @@ static int open_file(const char *path, int flags, struct runx_stdio *s,
 	}
 	s->source[slot] = fd;
 	s->opened[slot] = true;
+	s->path[slot] = path;
 	return 0;
 }
 
@@ -43,13 +56,15 @@ static bool same_file(const char *path, int fd)
 int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 		    char *err, size_t errsize)
 {
-	int wflags = O_WRONLY | O_CREAT | (want->append ? O_APPEND : O_TRUNC);
+	int wflags = O_WRONLY | O_CREAT | (want->append ? O_APPEND : 0);
 	int r = 0;
 
 	for (int i = 0; i < 3; i++) {
 		s->source[i] = -1;
-		s->opened[i] = false;
+		s->opened[i] = s->truncate[i] = s->created[i] = false;
+		s->path[i] = NULL;
 	}
+	s->committed = false;
 	if (want->stdin_path != NULL)
 		r = open_file(want->stdin_path, O_RDONLY, s, 0, err, errsize);
 	if (r == 0 && want->stdout_path != NULL)
@@ -63,9 +78,41 @@ int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 	}
 	if (r == 0 && want->merge)
 		s->source[2] = s->opened[1] ? s->source[1] : 1;
+	for (int i = 1; i < 3; i++)
+		s->truncate[i] = s->opened[i] && !want->append;
 	if (r < 0)
-		runx_stdio_close(s);
+		runx_stdio_discard(s);
 	return r;
+}
+
+void runx_stdio_commit(struct runx_stdio *s)
+{
+	struct stat st;
+
+	if (s->committed)
+		return;
+	s->committed = true;
+	for (int i = 1; i < 3; i++) {
+		char quoted[RUNX_QUOTE_SIZE];
+		if (!s->truncate[i] || fstat(s->source[i], &st) < 0 ||
+		    !S_ISREG(st.st_mode) || ftruncate(s->source[i], 0) == 0)
+			continue;
+		runx_verbose("cannot truncate '%s': %s",
+			     runx_quote(s->path[i], quoted, sizeof(quoted)),
+			     strerror(errno));
+	}
+}
+
+void runx_stdio_discard(struct runx_stdio *s)
+{
+	struct stat a, b;
+
+	for (int i = 0; i < 3 && !s->committed; i++)
+		if (s->opened[i] && s->created[i] && s->path[i] != NULL &&
+		    fstat(s->source[i], &a) == 0 && stat(s->path[i], &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			unlink(s->path[i]);
+	runx_stdio_close(s);
 }
 
 void runx_stdio_close(struct runx_stdio *s)

@@ -22,18 +22,43 @@ struct runx_redirects {
 struct runx_stdio {
 	int source[3];
 	bool opened[3]; /* source[i] is a file runx opened and must close */
+	/* runx_stdio_open()'s output files: to truncate at the point of no
+	 * return (runx_stdio_commit()); made by runx (O_EXCL), removed if
+	 * the run is refused before it (runx_stdio_discard()) */
+	bool truncate[3];
+	bool created[3];
+	const char *path[3]; /* the plan's, for runx_stdio_discard() */
+	bool committed;
 };
 
 /*
  * Opens the redirect files of *want (stdin O_RDONLY; stdout/stderr
- * O_WRONLY|O_CREAT with mode 0666 & ~umask, O_TRUNC or with -a O_APPEND;
- * all O_CLOEXEC|O_NOCTTY).  -o F -e F naming one file (same device and
- * inode) share one open file description; -m points stderr at stdout.
- * Returns 0, or -errno with a one-line message naming the file in err
- * (nothing is left open then).
+ * O_WRONLY|O_CREAT with mode 0666 & ~umask, with -a O_APPEND; all
+ * O_CLOEXEC|O_NOCTTY), so that a bad path is found before anything
+ * starts.  An output file is not truncated yet: runx_stdio_commit() does
+ * that at the point of no return, so that a run refused before it (a
+ * missing cgroup controller, no writable cgroup) leaves the file as it
+ * was.  -o F -e F naming one file (same device and inode) share one open
+ * file description; -m points stderr at stdout.  Returns 0, or -errno
+ * with a one-line message naming the file in err (nothing is left open
+ * or made then).  The paths of want must live as long as s.
  */
 int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 		    char *err, size_t errsize);
+
+/*
+ * The point of no return: truncates the output files opened without -a
+ * (ftruncate(2), regular files only: O_TRUNC is a no-op on the others,
+ * open(2)).  Once per run; safe to call again.
+ */
+void runx_stdio_commit(struct runx_stdio *s);
+
+/*
+ * A run refused before runx_stdio_commit(): closes the files and removes
+ * those runx_stdio_open() made, if their paths still name them (same
+ * device and inode); nothing once committed.
+ */
+void runx_stdio_discard(struct runx_stdio *s);
 
 /* Closes what runx_stdio_open opened (safe to call twice). */
 void runx_stdio_close(struct runx_stdio *s);

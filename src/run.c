@@ -196,8 +196,10 @@ static int attempt(struct runx_run *run, int64_t number)
 		runx_attempt_init(a, n);
 	run->attempts = number;
 	prepare(run, number);
-	if ((status = runx_attempt_acquire(a, &env)) != 0 ||
-	    (status = runx_attempt_start(a, &env)) != 0)
+	if ((status = runx_attempt_acquire(a, &env)) != 0)
+		return runx_attempt_release(a, status);
+	runx_stdio_commit(&run->stdio); /* -o, -e: truncated from here on */
+	if ((status = runx_attempt_start(a, &env)) != 0)
 		return runx_attempt_release(a, status);
 	if (run->start_ns == 0) {
 		run->start_ns = a->result.start_ns;
@@ -452,7 +454,8 @@ int runx_run(struct runx_run *run)
 	} else {
 		runx_attempt_release(&run->attempt, status);
 	}
-	runx_stdio_close(&run->stdio);
+	/* refused before the point of no return: the files as they were */
+	runx_stdio_discard(&run->stdio);
 	runx_supervisor_close(&run->sup);
 	report(run, &run->attempt);
 	if (run->envp != run->env_room)

@@ -63,7 +63,7 @@ offered() {
 MEMORY_BAD=('' -1 -0 lots 1.5 24Q 99999999999T 0x10)
 PIDS_BAD=('' -1 0 lots 1.5 99999999999999999999)
 CPU_BAD=('' -1 0 lots nan 0.0001x 99999999999999999999)
-# 5 per bad value, 3 x 3 scopes; per limit 7 where its controller is not
+# 5 per bad value, 3 x 3 scopes; per limit 9 where its controller is not
 # offered (the refusal), else 3; 4 for all three at once where one is
 # missing; 4 missing commands
 n_limits=0 missing=""
@@ -71,7 +71,7 @@ for c in memory pids cpu; do
 	if offered "$c"; then
 		n_limits=$((n_limits + 3))
 	else
-		n_limits=$((n_limits + 7))
+		n_limits=$((n_limits + 9))
 		missing="$missing${missing:+, }$c"
 	fi
 done
@@ -145,6 +145,14 @@ limit() {
 		assert_false "$opt, no $ctl controller: the command did not start" \
 			test -e "$TMPD/started"
 		no_runx_cgroup "$opt, no $ctl controller: no runx-* cgroup left" "$RPID"
+		# the redirect files are opened first (a bad path is found
+		# before anything starts), but truncated only at the point of
+		# no return: a refused run leaves them as they were
+		printf 'kept\n' >"$TMPD/kept"
+		rm -f "$TMPD/made"
+		run_limited "$opt" -o "$TMPD/kept" -e "$TMPD/made"
+		assert_eq "$opt, no $ctl controller: the -o file is as it was" "125 kept" "$S $(cat "$TMPD/kept")"
+		assert_false "$opt, no $ctl controller: no -e file was made" test -e "$TMPD/made"
 		return
 	fi
 	diag "runx's cgroup ($CGOWN) offers $ctl: the limit is tested"
