@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,23 +73,40 @@ static int write_through(const char *path, const char *text, size_t len)
 	return ret;
 }
 
-/*
- * Writes text to path as runx_report_deliver() says.
- */
-int runx_report_deliver(const char *path, const char *text, size_t len)
+/* The directory part of path into buf ("." for none); 0 or -ENAMETOOLONG. */
+static int dir_of(const char *path, char *buf, size_t size)
 {
-	char tmp[PATH_MAX];
-	struct stat st;
-	int fd, ret;
+	const char *slash = strrchr(path, '/');
+	size_t n = slash == NULL ? 0 : (size_t)(slash - path);
 
-	if (strcmp(path, "-") == 0)
-		return write_all(STDERR_FILENO, text, len);
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		/* renaming over a device or a symlink would replace it */
-		return write_through(path, text, len);
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+	if (slash == path)
+		n = 1; /* "/r.json": the root */
+	if (n >= size)
 		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
+	if (n == 0)
+		return snprintf(buf, size, ".") < 0 ? -EINVAL : 0;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Writes text into a temporary file of path's directory (a short name of
+ * its own, so that a path whose last component is as long as the
+ * directory allows still has room), fsync(2)s it and renames it over
+ * path.  0 or -errno (the temporary file removed).
+ */
+static int replace(const char *path, const char *text, size_t len)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	int ret = dir_of(path, dir, sizeof(dir));
+
+	if (ret < 0)
+		return ret;
+	if (snprintf(tmp, sizeof(tmp), "%s/.runx-report.XXXXXX", dir) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, text, len);
@@ -108,42 +126,74 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	return ret;
 }
 
-/* The directory part of path into buf ("." for none); 0 or -ENAMETOOLONG. */
-static int dir_of(const char *path, char *buf, size_t size)
+/*
+ * Writes text to path as runx_report_deliver() says.
+ */
+int runx_report_deliver(const char *path, const char *text, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	size_t n = slash == NULL ? 0 : (size_t)(slash - path);
+	struct stat st;
 
-	if (slash == path)
-		n = 1; /* "/r.json": the root */
-	if (n >= size)
-		return -ENAMETOOLONG;
-	if (n == 0)
-		return snprintf(buf, size, ".") < 0 ? -EINVAL : 0;
-	memcpy(buf, path, n);
-	buf[n] = '\0';
-	return 0;
+	if (strcmp(path, "-") == 0)
+		return write_all(STDERR_FILENO, text, len);
+	int exists = lstat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		/* renaming over a device or a symlink would replace it */
+		return write_through(path, text, len);
+	int ret = replace(path, text, len);
+	/* a directory runx may not write in, or a sticky one whose file is
+	 * another user's (rename(2): EACCES, EPERM): the file itself may
+	 * still be writable, as for a shell's > */
+	if (exists && (ret == -EACCES || ret == -EPERM))
+		ret = write_through(path, text, len);
+	return ret;
+}
+
+/*
+ * True if rename(2) into dir (st) over a file owned by uid is refused by
+ * the sticky bit (restricted deletion, inode(7)): neither the file nor
+ * the directory is runx's, and runx is not root.
+ */
+static bool sticky_refuses(const struct stat *dir, uid_t uid)
+{
+	uid_t me = geteuid();
+
+	return (dir->st_mode & S_ISVTX) && me != 0 && uid != me &&
+	       dir->st_uid != me;
 }
 
 int runx_report_check(const char *path)
 {
 	char dir[PATH_MAX];
-	struct stat st;
+	struct stat st, d;
 
 	if (strcmp(path, "-") == 0 || path[0] == '\0')
 		return path[0] == '\0' ? -ENOENT : 0;
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	int exists = lstat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
 		/* written through: a device, FIFO or symlink must take it */
 		return access(path, W_OK) < 0 ? -errno : 0;
+	if (exists && access(path, W_OK) == 0)
+		return 0; /* replaced, or else written through */
 	int r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	if (stat(dir, &st) < 0)
+	if (stat(dir, &d) < 0)
 		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (!S_ISDIR(d.st_mode))
 		return -ENOTDIR;
 	/* a temporary file is made there and renamed over path */
-	return access(dir, W_OK | X_OK) < 0 ? -errno : 0;
+	if (access(dir, W_OK | X_OK) < 0)
+		return -errno;
+	if (exists && sticky_refuses(&d, st.st_uid))
+		return -EPERM;
+	const char *base = strrchr(path, '/');
+	long max = pathconf(dir, _PC_NAME_MAX);
+	if ((long)strlen(base != NULL ? base + 1 : path) >
+	    (max > 0 ? max : NAME_MAX))
+		return -ENAMETOOLONG;
+	return 0;
 }

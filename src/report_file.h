@@ -9,21 +9,28 @@
  * is no regular file (a symlink, a device, a FIFO: lstat(2)) is written
  * through, as a shell's > would (a FIFO's reader is waited for 5 s at
  * most, one that is missing is -ENXIO); else a temporary file in the same
- * directory, fsync(2)ed and renamed over path, so readers never see a
- * partial report (rename(2)).  A full pipe on fd 2 is waited for, 5 s at
- * most (-EAGAIN then).  Returns 0 or -errno (the temporary file is
- * removed on failure).
+ * directory (".runx-report.XXXXXX": room for a last component of
+ * NAME_MAX bytes), fsync(2)ed and renamed over path, so readers never see
+ * a partial report (rename(2)); where that is refused (-EACCES: the
+ * directory; -EPERM: a sticky directory and another user's file), an
+ * existing path is written through.  A full pipe on fd 2 is waited for,
+ * 5 s at most (-EAGAIN then).  Returns 0 or -errno (the temporary file
+ * is removed on failure).
  */
 int runx_report_deliver(const char *path, const char *text, size_t len);
 
 /*
  * Whether runx_report_deliver() can be expected to write path, checked
  * before the command starts (runx(1), REPORTING): "-" always; a directory
- * is -EISDIR; a path that exists and is no regular file must be writable
- * (access(2)); else its directory must exist (-ENOENT, -ENOTDIR) and be
+ * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
+ * exists and is writable (access(2)) passes, and one that is no regular
+ * file must be; else its directory must exist (-ENOENT, -ENOTDIR) and be
  * writable and searchable (-EACCES, -EROFS), since the report is a
- * temporary file renamed over path.  What only the write can tell (a full
- * disk, a FIFO without a reader) is still reported after the run.
+ * temporary file renamed over path; an existing file there must not be
+ * another user's in a sticky directory that is not runx's either, unless
+ * runx is root (-EPERM, inode(7)); a new name must fit the directory's
+ * NAME_MAX (pathconf(3); -ENAMETOOLONG).  What only the write can tell (a
+ * full disk, a FIFO without a reader) is still reported after the run.
  * Returns 0 or -errno; writes nothing.
  */
 int runx_report_check(const char *path);

@@ -406,13 +406,13 @@ pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r
 EOF
 }
 
-# The tests: 73 of the script's own, and one per check of the functions
+# The tests: 78 of the script's own, and one per check of the functions
 # above (a check is a line "NAME|EXPRESSION").
 n_checks=0
 for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 	n_checks=$((n_checks + $("$f" | grep -c '|')))
 done
-plan $((73 + n_checks))
+plan $((73 + 5 + n_checks))
 
 # --- exited ---------------------------------------------------------------------
 new_marker m
@@ -642,6 +642,9 @@ export X_ERROR="cannot open '$bad': No such file or directory"
 assert_eq "runx_error: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/runxerr.err")"
 check_report runx_error "$rep" < <(checks_runx_error)
 
+# entries DIR: the names in DIR, dot files too, on one line
+entries() { (cd "$1" && ls -A | tr '\n' ' ' | sed 's/ $//'); }
+
 # --- atomic write -------------------------------------------------------------------------
 d=$TMPD/atomic
 mkdir "$d"
@@ -652,7 +655,7 @@ old_inode=$(stat -c %i "$rep")
 s=$(st runx --report="$rep" -- sh -c 'exit 0')
 assert_eq "atomic: exit status 0" 0 "$s"
 assert_eq "atomic: nothing but the report in the directory (no temp file)" \
-	"old-link report.json" "$(cd "$d" && echo *)"
+	"old-link report.json" "$(entries "$d")"
 assert_ne "atomic: the report is a new file (renamed over the old one)" "$old_inode" "$(stat -c %i "$rep")"
 assert_eq "atomic: the old file was not written in place (still 20000 x)" "20000 0" \
 	"$(wc -c <"$d/old-link" | tr -d ' ') $(tr -d x <"$d/old-link" | wc -c | tr -d ' ')"
@@ -664,7 +667,7 @@ s=$(st runx --report="$rep" -- sh -c 'exit 5')
 X_STATUS=5 X_CMD=$(json_args sh -c 'exit 5')
 export X_STATUS X_CMD
 check_report atomic "$rep" < <(checks_atomic_2)
-assert_eq "atomic: still nothing else in the directory" "old-link report.json" "$(cd "$d" && echo *)"
+assert_eq "atomic: still nothing else in the directory" "old-link report.json" "$(entries "$d")"
 
 # --- a FILE that is no regular file is written through, never replaced -------------------
 # (a new user's --report=/dev/full turned the device into a JSON file)
@@ -731,7 +734,7 @@ s=$(st runx --report="$d/fifo" -- sh -c 'exit 5' 2>"$TMPD/fifo.err")
 assert_eq "a FIFO without a reader: the command's status, no wait" 5 "$s"
 assert_match "a FIFO without a reader: says so" "No such device or address\$" "$(cat "$TMPD/fifo.err")"
 assert_eq "a FIFO: still a FIFO" fifo "$(stat -c %F "$d/fifo")"
-assert_eq "nothing else was made in the directory" "$made" "$(cd "$d" && echo *)"
+assert_eq "nothing else was made in the directory" "$made" "$(entries "$d")"
 
 # --- --report=- goes to stderr ------------------------------------------------------------
 d=$TMPD/dash
@@ -798,7 +801,46 @@ s=$(st runx --report="$d/report.json" -- touch "$TMPD/started" 2>"$TMPD/isdir.er
 assert_eq "report path is a directory: 125" 125 "$s"
 assert_match "report path is a directory: message" "report '$d/report.json': Is a directory" "$(cat "$TMPD/isdir.err")"
 assert_false "report path is a directory: nothing started" test -e "$TMPD/started"
-assert_eq "report path is a directory: no temp file left" "report.json" "$(cd "$d" && echo *)"
+assert_eq "report path is a directory: no temp file left" "report.json" "$(entries "$d")"
+
+# a last component as long as the directory allows (255 bytes here) is
+# written (the temporary file has a short name of its own); one byte more
+# is found before the start
+d=$TMPD/longname
+mkdir -p "$d"
+long=$(head -c 255 /dev/zero | tr '\0' r)
+s=$(st runx --report="$d/$long" -- true 2>"$TMPD/long.err")
+assert_eq "a 255-byte report name: written, exit 0" "0 yes" \
+	"$s $(valid_json "$d/$long" && echo yes || echo no)" "$(cat "$TMPD/long.err")"
+rm -f "$TMPD/started"
+s=$(st runx --report="$d/${long}r" -- touch "$TMPD/started" 2>"$TMPD/long.err")
+assert_eq "a 256-byte report name: 125, nothing started" "125 no" "$s $([ -e "$TMPD/started" ] && echo yes || echo no)"
+assert_match "a 256-byte report name: says so" "File name too long" "$(cat "$TMPD/long.err")"
+
+# a sticky directory (as /tmp) whose report file another user owns: a
+# runx that is neither may not rename over it, but writes it through
+# where the file lets it (mode 666), and is refused before the start
+# where not (mode 644)
+if command -v setpriv >/dev/null && as_nobody true 2>/dev/null; then
+	setup_nobody
+	d=$NOBODY_DIR/sticky
+	mkdir -p "$d"
+	chmod 1777 "$d"
+	echo old >"$d/open.json"
+	chmod 666 "$d/open.json"
+	echo old >"$d/closed.json"
+	chmod 644 "$d/closed.json"
+	s=$(st as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --report="$d/open.json" -- true 2>"$TMPD/sticky.err")
+	assert_eq "sticky dir, another user's writable report file: written through, exit 0" \
+		"0 yes 0" "$s $(valid_json "$d/open.json" && echo yes || echo no) $(stat -c %u "$d/open.json")" \
+		"$(cat "$TMPD/sticky.err")"
+	rm -f "$d/started"
+	s=$(st as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --report="$d/closed.json" -- touch "$d/started" 2>"$TMPD/sticky.err")
+	assert_eq "sticky dir, another user's read-only report file: 125, nothing started, file kept" \
+		"125 no old" "$s $([ -e "$d/started" ] && echo yes || echo no) $(cat "$d/closed.json")" "$(cat "$TMPD/sticky.err")"
+else
+	skips 2 "sticky directory report" "needs root and setpriv (util-linux)"
+fi
 
 # --- rusage ------------------------------------------------------------------------------------
 rep=$TMPD/rss.json
