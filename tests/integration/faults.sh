@@ -204,7 +204,7 @@ for sc in group "${scopes[@]}" pidns; do
 		want='^(b t|t|TERM)$'
 		[ "${when#orphan}" = "$when" ] || want='^(b t|t|)$'
 		assert_match "$sc, $when: its TERM trap ran, or the TERM came before it" "$want" \
-			"$(cat "$d/f" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+			"$({ tr '\n' ' ' <"$d/f"; } 2>/dev/null | sed 's/ $//')"
 		assert_dead "$sc, $when: nothing left" "$m"
 	done
 done

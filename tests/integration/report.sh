@@ -643,7 +643,7 @@ assert_eq "runx_error: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/runxerr
 check_report runx_error "$rep" < <(checks_runx_error)
 
 # entries DIR: the names in DIR, dot files too, on one line
-entries() { (cd "$1" && ls -A | tr '\n' ' ' | sed 's/ $//'); }
+entries() { find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'; }
 
 # --- atomic write -------------------------------------------------------------------------
 d=$TMPD/atomic

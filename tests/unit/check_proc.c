@@ -170,7 +170,8 @@ START_TEST(an_orphaned_copy_is_still_one)
 			char x;
 			close(go[1]);
 			if (read(go[0], &x, 1) == 1)
-				execl("/bin/sleep", "sleep", "30", (char *)NULL);
+				execl("/bin/sleep", "sleep", "30",
+				      (char *)NULL);
 			_exit(127);
 		}
 		(void)!write(p[1], &c, sizeof(c));
