@@ -348,6 +348,16 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 		tell_end(run, n, "no attempt left");
 		return status;
 	}
+	if (runx_now_ns() >= run->sup.total_at) {
+		/* passed while the attempt was being stopped already: as if
+		 * during the wait (pause_before()), said as it is */
+		tell_end(run, n,
+			 "the run's total deadline has passed: no further "
+			 "attempt");
+		res->reason = RUNX_END_TIMEOUT;
+		res->total_timeout = true;
+		return res->exit_status = 124;
+	}
 	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
 	snprintf(next, sizeof(next), "attempt %lld in %.1fs", (long long)n + 1,
 		 (double)*wait_ns / 1e9);

@@ -24,12 +24,12 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--success-exit=SIGBOGUS --success-exit=4-2 --retry-on=SIGSTOP
 	--success-exit=cont $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 117 checks in the sections up to the bad
+# many skips as it has checks): 119 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (4).
-plan $((117 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 4))
+plan $((119 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 4))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -291,6 +291,17 @@ assert_true "total-timeout during a wait: not before 1 s ($ms ms)" [ "$ms" -ge 1
 assert_eq "total-timeout during a wait: no further attempt" 1 "$(lines "$C")"
 assert_match "total-timeout during a wait: -v says it was reached during the wait" \
 	"runx: total deadline of the run reached during the wait before attempt 2" "$(cat "$TMPD/v")"
+# the total deadline passes while attempt 1 is being stopped at its own
+# deadline (its grace period): no further attempt, and -v says so rather
+# than announce attempt 2
+new_marker m
+rm -f "$C"
+s=$(st runx -v -t 0.3 -k 1 --total-timeout=0.5 --attempts=3 --retry-on=timeout -- \
+	sh -c "echo >>$C; trap '' TERM; sleep $m" 2>"$TMPD/v")
+assert_eq "total-timeout in attempt 1's grace period: 124, no further attempt" "124 1" "$s $(lines "$C")"
+assert_match "total-timeout in attempt 1's grace period: -v says no further attempt, announces none" \
+	"^runx: attempt 1 of 3 ended at its deadline \\(status 124\\); the run's total deadline has passed: no further attempt\$" \
+	"$(grep "attempt 1 of 3" "$TMPD/v")"
 
 # --- stop signals ---------------------------------------------------------------------------
 new_marker m
