@@ -23,6 +23,13 @@ within() {
 	awk "BEGIN { print ($1 <= $2) ? \"yes\" : \"no\" }"
 }
 
+# assert_no_grace NAME: the last on_time run ended with 124 within 7.5 s
+# of its deadline, not after the 20 s grace period it must not wait out.
+assert_no_grace() {
+	assert_eq "$1, no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+}
+
 # no_cgroup_here SC COUNT NAME: true (and COUNT skips) when SC is the
 # cgroup scope and that cannot run here.
 no_cgroup_here() {
@@ -197,8 +204,7 @@ for sc in group "${scopes[@]}" pidns; do
 		mkdir "$d"
 		on_time 0.5 "$d/ready" "$d/f" "$m" -- runx_cg --kill-scope="$sc" -t @T -k 20 -- \
 			"$PY" "$TMPD/copy.py" "$d" "$m" "$when" @T
-		assert_eq "$sc, $when: the exec'd copy got TERM, no 20 s grace (124 within 7.5 s of the deadline)" \
-			"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+		assert_no_grace "$sc, $when: the exec'd copy got TERM"
 		# (an orphan that died of TERM before its trap leaves no word:
 		# its parent cannot wait for it)
 		want='^(b t|t|TERM)$'
@@ -257,8 +263,7 @@ for sc in group "${scopes[@]}" pidns; do
 	mkdir "$d"
 	on_time 0.5 "$d/ready" "$d/f" "$m" -- runx_cg --kill-scope="$sc" -t @T -k 20 -- \
 		"$PY" "$TMPD/quick.py" "$d" "$m"
-	assert_eq "$sc: a copy that execs at once got TERM again, no 20 s grace (124 within 7.5 s of the deadline)" \
-		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+	assert_no_grace "$sc: a copy that execs at once got TERM again"
 	assert_eq "$sc: the program it exec'd caught that TERM" "t" "$(cat "$d/f" 2>/dev/null)"
 	assert_dead "$sc: a quick copy: nothing left" "$m"
 done
@@ -270,21 +275,28 @@ kill_marked "$crowd"
 # forked with A's pid.  No signal reached B: it must get the first signal
 # (a set keyed by pid alone would skip it, leaving it to the SIGKILL after
 # the 20 s grace period).  A says when its trap is in place (on_time).
-for sc in "${scopes[@]}"; do
-	no_cgroup_here "$sc" 4 "$sc, pid reuse" && continue
+# pidpick SCOPE JOB NAME: pidpick.py's JOB under runx (-t @T, -k 20) in
+# a PID namespace of its own, through on_time, in a new directory d with
+# a new marker m; false (and 4 skips for NAME) where such a namespace
+# cannot be had.
+pidpick() {
 	if [ $pidns_ok = no ]; then
-		skips 4 "$sc, pid reuse" "needs root (unshare --pid --mount-proc)"
-		continue
+		skips 4 "$3" "needs root (unshare --pid --mount-proc)"
+		return 1
 	fi
 	new_marker m
-	d=$TMPD/reuse.$sc
+	d=$TMPD/$2.$1
 	mkdir "$d"
 	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
-		"$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$sc" -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" reuse "$d" "$m"
+		"$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$1" -t @T -k 20 -- \
+		"$PY" "$(dirname "$TESTLIB")/pidpick.py" "$2" "$d" "$m"
+}
+for sc in "${scopes[@]}"; do
+	no_cgroup_here "$sc" 4 "$sc, pid reuse" && continue
+	pidpick "$sc" reuse "$sc, pid reuse" || continue
 	read -r a b <"$d/pids" || true
 	assert_eq "$sc, pid reuse: B was forked with A's pid" "${a:-none}" "${b:-}"
-	assert_eq "$sc, pid reuse: B got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \
-		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+	assert_no_grace "$sc, pid reuse: B got the first signal"
 	assert_match "$sc, pid reuse: both TERM traps ran, or B's TERM came before its trap" "^A (B|TERM)\$" \
 		"$(tr '\n' ' ' <"$d/f" | sed 's/ $//')"
 	poll 500 0.02 marked_none "$m"
@@ -301,19 +313,10 @@ done
 # must run ("t").  (tree: the pass follows the parent links; pidns: the
 # job's pids there are not runx's, so it cannot place them.)
 for sc in group tree; do
-	if [ $pidns_ok = no ]; then
-		skips 4 "$sc, newcomers across a pid wrap" "needs root (unshare --pid --mount-proc)"
-		continue
-	fi
-	new_marker m
-	d=$TMPD/wrap.$sc
-	mkdir "$d"
-	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
-		"$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope="$sc" -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" wrap "$d" "$m"
+	pidpick "$sc" wrap "$sc, newcomers across a pid wrap" || continue
 	read -r c s <"$d/pids" || true
 	assert_eq "$sc, pid wrap: C (30001) started S below it (401)" "30001 401" "${c:-none} ${s:-none}"
-	assert_eq "$sc, pid wrap: no 20 s grace (124 within 7.5 s of the deadline)" \
-		"124 yes" "$OT_STATUS $(within "$OT_ELAPSED" "$OT_T + 7.5")" "$OT_ELAPSED s, deadline $OT_T s"
+	assert_no_grace "$sc, pid wrap: the stop ended"
 	assert_eq "$sc, pid wrap: C's TERM handler ran" "t" "$(cat "$d/f" 2>/dev/null)"
 	poll 500 0.02 marked_none "$m"
 	assert_dead "$sc, pid wrap: nothing left" "$m"
