@@ -137,6 +137,13 @@ int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
 	return r;
 }
 
+int runx_scope_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
+{
+	if (s->ops->signal_outside_group == NULL)
+		return 0;
+	return s->ops->signal_outside_group(s, sig, pgrp);
+}
+
 int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (s->ops->stop_signal != NULL)

@@ -71,6 +71,10 @@ struct runx_scope_ops {
 	 * called times times); processes reached, or -errno. */
 	int (*signal_times)(struct runx_scope *s, int sig, int times,
 			    bool count);
+	/* sig to every live member outside process group pgrp (NULL: the
+	 * scope has none there, as with child); processes reached, or
+	 * -errno. */
+	int (*signal_outside_group)(struct runx_scope *s, int sig, pid_t pgrp);
 	/* The first signal of a stop and SIGCONT in one pass (NULL: two
 	 * calls of signal); processes reached, or -errno. */
 	int (*stop_signal)(struct runx_scope *s, int sig, bool count);
@@ -209,6 +213,16 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count);
  */
 int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
 			    bool count);
+
+/*
+ * Sends sig to every live member of the scope that is not in process
+ * group pgrp: with --foreground, where the terminal's Ctrl-Z reached
+ * runx's own group (the command's) already, the members that left it
+ * (setsid(2), setpgid(2)) must be stopped by runx (runx(1), Job
+ * control).  Same rules as runx_scope_signal() (a pidfd per process, the
+ * start time re-checked).  Returns the processes reached, or -errno.
+ */
+int runx_scope_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp);
 
 /*
  * Sends signal number sig to the command alone (--forward-to=child): the

@@ -220,7 +220,9 @@ struct cgroup_signal {
 	int sig;
 	bool only_new; /* skip pids in scope->reached */
 	bool frozen; /* the subtree is frozen: a listed pid cannot be reused */
-	bool then_cont; /* follow sig with SIGCONT */
+	bool then_cont;	  /* follow sig with SIGCONT */
+	pid_t spare_pgrp; /* > 0: a member of this process group is passed
+			   * over (cgroup_signal_outside_group()) */
 	int reached;
 	int error;
 };
@@ -296,6 +298,8 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	 * new process (start time 0 where /proc cannot tell) */
 	if (runx_proc_stat(pid, &id) < 0)
 		id = (struct runx_proc_stat){.pid = pid};
+	if (cs->spare_pgrp > 0 && id.pgrp == cs->spare_pgrp)
+		return 0;
 	struct runx_pidset_entry *e =
 	    runx_pidset_find(&cs->scope->reached, &id);
 	if (cs->only_new && e != NULL) {
@@ -315,16 +319,33 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	return 0;
 }
 
+/* Signals every pid of cs's subtree as cs says. */
+static int signal_pids(struct cgroup_signal *cs)
+{
+	int r = runx_cgroup_each_pid(CG(cs->scope), signal_cgroup_pid, cs);
+
+	if (r == 0)
+		r = cs->error;
+	return r < 0 && cs->reached == 0 ? r : cs->reached;
+}
+
 /* Signals every pid of the subtree (only_new: those not reached yet). */
 static int signal_each(struct runx_scope *s, int sig, bool only_new,
 		       bool frozen, bool then_cont)
 {
-	struct cgroup_signal cs = {s, sig, only_new, frozen, then_cont, 0, 0};
-	int r = runx_cgroup_each_pid(CG(s), signal_cgroup_pid, &cs);
+	struct cgroup_signal cs = {s,	      sig, only_new, frozen,
+				   then_cont, 0,   0,	     0};
 
-	if (r == 0)
-		r = cs.error;
-	return r < 0 && cs.reached == 0 ? r : cs.reached;
+	return signal_pids(&cs);
+}
+
+/* sig to every pid of the subtree outside process group pgrp. */
+static int cgroup_signal_outside_group(struct runx_scope *s, int sig,
+				       pid_t pgrp)
+{
+	struct cgroup_signal cs = {s, sig, false, false, false, pgrp, 0, 0};
+
+	return signal_pids(&cs);
 }
 
 /* SIGKILL through cgroup.kill, counted first only if asked. */
@@ -444,6 +465,7 @@ const struct runx_scope_ops runx_scope_cgroup_ops = {
     .signal = cgroup_signal,
     .stop_signal = cgroup_stop_signal,
     .newcomers = cgroup_newcomers,
+    .signal_outside_group = cgroup_signal_outside_group,
     .census = cgroup_census,
     .kill = cgroup_kill,
     .event_fd = cgroup_event_fd,

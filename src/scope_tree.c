@@ -288,6 +288,8 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 struct send {
 	int sig, times;
 	bool also_cont;
+	pid_t spare_pgrp; /* > 0: a member of this process group is not sent
+			   * sig (tree_signal_outside_group()) */
 };
 
 /* runx_signal_listed() how->times times: the last result (1, 0, -errno). */
@@ -340,7 +342,9 @@ static int pass_one(const struct runx_proc_stat *p, void *arg)
 		    (ps->also != NULL &&
 		     runx_pidset_remember(ps->also, p, copy) < 0))
 			ps->error = ps->error ? ps->error : -ENOMEM;
-		one = dead ? 0 : send_listed(p, ps->how);
+		bool spared =
+		    ps->how->spare_pgrp > 0 && p->pgrp == ps->how->spare_pgrp;
+		one = dead || spared ? 0 : send_listed(p, ps->how);
 	}
 	if (one < 0 && ps->error == 0)
 		ps->error = one;
@@ -418,7 +422,7 @@ static int tree_signal_times(struct runx_scope *s, int sig, int times,
 			     bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-	struct send how = {sig, times, false};
+	struct send how = {sig, times, false, 0};
 
 	(void)count;
 	if (!has_children())
@@ -435,6 +439,20 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 	return tree_signal_times(s, sig, 1, count);
 }
 
+/* sig to every descendant outside process group pgrp, in one sweep. */
+static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
+{
+	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
+	struct send how = {sig, 1, false, pgrp};
+
+	(void)s;
+	if (!has_children())
+		return 0;
+	int r = sweep(&now, NULL, &how, false);
+	runx_pidset_free(&now);
+	return r;
+}
+
 /*
  * The first signal and SIGCONT to every descendant, in one sweep.  When
  * no signal reached anyone yet (the first stop, no signal forwarded
@@ -449,7 +467,7 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 	(void)count;
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL};
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0};
 	int r = s->reached.n == 0 ? sweep(&s->reached, NULL, &how, false)
 				  : sweep(&now, &s->reached, &how, false);
 	runx_pidset_free(&now);
@@ -463,7 +481,7 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL};
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0};
 
 	return sweep(&s->reached, NULL, &how, true);
 }
@@ -493,6 +511,7 @@ const struct runx_scope_ops runx_scope_tree_ops = {
     .kind = RUNX_SCOPE_TREE,
     .prepare = tree_prepare,
     .signal = tree_signal,
+    .signal_outside_group = tree_signal_outside_group,
     .signal_times = tree_signal_times,
     .stop_signal = tree_stop_signal,
     .newcomers = tree_newcomers,

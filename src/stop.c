@@ -71,6 +71,23 @@ void sup_send_to_scope(struct supervisor *s, int sig, const char *why)
 	sent(s, sig, runx_scope_signal(s->scope, sig, s->count), why);
 }
 
+void sup_send_outside_group(struct supervisor *s, int sig, pid_t pgrp)
+{
+	char name[32];
+
+	sup_close_watches(s);
+	int reached = runx_scope_signal_outside_group(s->scope, sig, pgrp);
+	if (reached < 0) {
+		sent(s, sig, reached, "sending");
+		return;
+	}
+	record_signal(s, sig, reached);
+	runx_verbose("sending: %s to the scope's processes outside process "
+		     "group %d (%d process%s)",
+		     sup_signame(sig, name, sizeof(name)), (int)pgrp, reached,
+		     reached == 1 ? "" : "es");
+}
+
 void sup_forward_times(struct supervisor *s, int sig, int times)
 {
 	sup_close_watches(s);

@@ -173,7 +173,9 @@ static bool is_job_control(int sig)
  * The SIGCONT of "fg" is forwarded to the scope like any other.  With
  * --foreground a terminal's signal reached the command's process group
  * already, and an interactive program may restore the terminal before it
- * stops itself: the scope then gets no SIGSTOP from runx.  As PID 1 runx
+ * stops itself: only the members outside that group (setsid(2),
+ * setpgid(2)), which the terminal cannot reach, get SIGSTOP from runx.
+ * As PID 1 runx
  * cannot stop (pid_namespaces(7)): only the scope stops.  The deadline is
  * CLOCK_MONOTONIC and runs on while stopped.
  */
@@ -185,9 +187,13 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 
 	runx_verbose("received %s: stopping %s (job control)",
 		     sup_signame(sig, name, sizeof(name)),
-		     from_terminal ? "runx" : "the scope and runx");
+		     from_terminal ? "the members outside runx's process "
+				     "group, and runx"
+				   : "the scope and runx");
 	if (s->phase != DONE && !from_terminal)
 		sup_send_to_scope(s, SIGSTOP, "sending");
+	else if (s->phase != DONE)
+		sup_send_outside_group(s, SIGSTOP, getpgrp());
 	if (getpid() != 1)
 		kill(getpid(), SIGSTOP);
 }

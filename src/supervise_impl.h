@@ -90,6 +90,10 @@ const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);
 /* stop.c: sig to the whole scope, recorded and said with -v. */
 void sup_send_to_scope(struct supervisor *s, int sig, const char *why);
 
+/* stop.c: sig to the scope's processes outside process group pgrp
+ * (runx_scope_signal_outside_group()), recorded and said with -v. */
+void sup_send_outside_group(struct supervisor *s, int sig, pid_t pgrp);
+
 /* stop.c: sup_send_to_scope() times times in a row, the scope listed once
  * (runx_scope_signal_times()); each send is recorded. */
 void sup_forward_times(struct supervisor *s, int sig, int times);

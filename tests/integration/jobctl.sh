@@ -8,7 +8,9 @@
 #   deadline is wall-clock time: it holds across the stop, and a job
 #   continued past its deadline is stopped at once; nothing is left.  Once
 #   with SIGTSTP sent by kill(2) to a runx in a process group of its own,
-#   once with Ctrl-Z and `fg` typed to an interactive bash on a pty.
+#   once with Ctrl-Z and `fg` typed to an interactive bash on a pty; and
+#   with --foreground, where the terminal stops runx's group and runx a
+#   member that left it (setsid).
 # In every scope (child: the command alone).  The plan is printed first.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
@@ -23,6 +25,7 @@ nplan=$((3 * ${#BAD_SIGS[@]} + 3 * ${#SCOPES[@]})) # refused: 125, 1 line, not s
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # SIGTSTP by kill(2)
 nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the deadline
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
+nplan=$((nplan + 8))                                # ... with --foreground
 plan "$nplan"
 
 probe_scopes
@@ -243,6 +246,12 @@ jc() {
 		n=1
 	fi
 	launch_args "$sc"
+	if [ -n "${JC_FOREGROUND:-}" ]; then
+		# one member leaves runx's process group: the terminal's ^Z
+		# cannot reach it
+		cmd=(sh -c 'setsid sleep "$1" & sleep "$1"' sh "$m")
+		LA+=(--foreground)
+	fi
 	for k in ready stopped_runx stopped_scope cont_runx cont_scope status exit_ms left tstp_ms cont_ms; do
 		printf -v "R_$k" '%s' ""
 	done
@@ -334,5 +343,12 @@ for sc in "${SCOPES[@]}"; do
 	jc pty "$sc" 2.5 5
 	stop_checks "$name" 5
 done
+
+# ====================================================================================
+# 5. The same with --foreground (the tree scope): the terminal's ^Z stops
+# runx's process group, which the command shares; runx stops a member
+# that left it (setsid) with SIGSTOP, and fg's SIGCONT reaches it too.
+JC_FOREGROUND=1 jc pty tree 2.5 5
+stop_checks "--foreground, Ctrl-Z and fg in an interactive bash, a setsid'd member" 5
 
 done_testing
