@@ -97,9 +97,9 @@ void runx_stdio_commit(struct runx_stdio *s)
 		if (!s->truncate[i] || fstat(s->source[i], &st) < 0 ||
 		    !S_ISREG(st.st_mode) || ftruncate(s->source[i], 0) == 0)
 			continue;
-		runx_verbose("cannot truncate '%s': %s",
-			     runx_quote(s->path[i], quoted, sizeof(quoted)),
-			     strerror(errno));
+		runx_error("cannot truncate '%s': %s",
+			   runx_quote(s->path[i], quoted, sizeof(quoted)),
+			   strerror(errno));
 	}
 }
 

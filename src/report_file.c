@@ -141,9 +141,12 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 		return write_through(path, text, len);
 	int ret = replace(path, text, len);
 	/* a directory runx may not write in, or a sticky one whose file is
-	 * another user's (rename(2): EACCES, EPERM): the file itself may
-	 * still be writable, as for a shell's > */
-	if (exists && (ret == -EACCES || ret == -EPERM))
+	 * another user's (rename(2): EACCES, EPERM), a file that is a mount
+	 * point (a bind-mounted file: EBUSY), a temporary name too long for
+	 * the path: the file itself may still be writable, as for a
+	 * shell's > */
+	if (exists && (ret == -EACCES || ret == -EPERM || ret == -EBUSY ||
+		       ret == -EXDEV || ret == -ENAMETOOLONG))
 		ret = write_through(path, text, len);
 	return ret;
 }
@@ -190,6 +193,8 @@ int runx_report_check(const char *path)
 		return -errno;
 	if (exists && sticky_refuses(&d, st.st_uid))
 		return -EPERM;
+	if (strlen(dir) + sizeof("/.runx-report.XXXXXX") > PATH_MAX)
+		return -ENAMETOOLONG; /* no room for the temporary name */
 	const char *base = strrchr(path, '/');
 	long max = pathconf(dir, _PC_NAME_MAX);
 	if ((long)strlen(base != NULL ? base + 1 : path) >

@@ -324,14 +324,19 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 			 "attempt");
 		return status;
 	}
-	if (res->reason == RUNX_END_RUNX_SIGNALED || res->told_to_stop != 0 ||
-	    res->total_timeout) {
+	enum runx_verdict verdict = runx_retry_verdict(p, &o);
+	/* told to stop: no further attempt, but an outcome of the command's
+	 * own that --success-exit lists is still a success (a --foreground
+	 * command that took the terminal's Ctrl-C; leftovers stopped) */
+	if ((res->reason == RUNX_END_RUNX_SIGNALED || res->told_to_stop != 0 ||
+	     res->total_timeout) &&
+	    verdict != RUNX_VERDICT_SUCCESS) {
 		tell_end(run, n,
 			 res->total_timeout ? "no further attempt"
 					    : "runx was told to stop");
 		return status;
 	}
-	switch (runx_retry_verdict(p, &o)) {
+	switch (verdict) {
 	case RUNX_VERDICT_SUCCESS:
 		tell_end(run, n, "a success: runx exits 0");
 		return res->exit_status = 0;

@@ -219,8 +219,10 @@ int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
  * group pgrp: with --foreground, where the terminal's Ctrl-Z reached
  * runx's own group (the command's) already, the members that left it
  * (setsid(2), setpgid(2)) must be stopped by runx (runx(1), Job
- * control).  Same rules as runx_scope_signal() (a pidfd per process, the
- * start time re-checked).  Returns the processes reached, or -errno.
+ * control).  A pidfd per process, the start time re-checked, as
+ * runx_scope_signal(); tree sweeps until no pass finds a new member,
+ * cgroup makes one pass of cgroup.procs (no freeze).  Returns the
+ * processes reached, or -errno.
  */
 int runx_scope_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp);
 

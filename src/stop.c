@@ -81,6 +81,8 @@ void sup_send_outside_group(struct supervisor *s, int sig, pid_t pgrp)
 		sent(s, sig, reached, "sending");
 		return;
 	}
+	if (reached == 0)
+		return; /* none outside: nothing to record or say */
 	record_signal(s, sig, reached);
 	runx_verbose("sending: %s to the scope's processes outside process "
 		     "group %d (%d process%s)",

@@ -194,6 +194,7 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 		sup_send_to_scope(s, SIGSTOP, "sending");
 	else if (s->phase != DONE)
 		sup_send_outside_group(s, SIGSTOP, getpgrp());
+	s->job_stopped = s->phase != DONE;
 	if (getpid() != 1)
 		kill(getpid(), SIGSTOP);
 }
@@ -284,7 +285,12 @@ static void forward(struct supervisor *s, int sig, int times)
 {
 	if (times == 0)
 		return;
-	if (s->stop->forward_to_child)
+	/* the SIGCONT of fg or bg continues what runx stopped: the scope,
+	 * also with --forward-to=child */
+	bool resume = sig == SIGCONT && s->job_stopped;
+	if (sig == SIGCONT)
+		s->job_stopped = false;
+	if (s->stop->forward_to_child && !resume)
 		forward_to_command(s, sig, times);
 	else
 		sup_forward_times(s, sig, times);

@@ -46,6 +46,8 @@ struct supervisor {
 	bool told_unknown;	/* the census failure was reported */
 	bool phase_was_stop;	/* a deadline or stop signal began a stop */
 	int stop_sig;		/* the stop's first signal (newcomers get it) */
+	bool job_stopped;	/* runx sent the scope SIGSTOP (job control):
+				 * the next SIGCONT continues all of it */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope (UNKNOWN counts as alive) */

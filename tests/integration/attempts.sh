@@ -28,8 +28,8 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
-# Ctrl-C with --foreground (4).
-plan $((119 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 4))
+# Ctrl-C with --foreground (5).
+plan $((119 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -841,5 +841,13 @@ assert_eq "--foreground, Ctrl-C during attempt 1: no further attempt" 1 "$(lines
 assert_true "--foreground, Ctrl-C: -v says the run ends with this attempt" \
 	grep -q "received SIGINT from the terminal; the command got it too; the run ends with this attempt" "$err"
 assert_dead "--foreground, Ctrl-C: nothing left" "$m"
+# ... and a --success-exit that lists the command's death by SIGINT is
+# still a success: the run ends, with 0
+new_marker m
+rm -f "$count"
+got=$("$PY" "$TMPD/ctrlc.py" "$count" "$RUNX" "${LAUNCH_ARGS[@]}" --foreground --attempts=3 \
+	--success-exit=SIGINT -- sh -c 'echo x >>"$1"; exec sleep "$2"' sh "$count" "$m" 2>"$err") || true
+assert_eq "--foreground, Ctrl-C, --success-exit=SIGINT: exit 0 after 1 attempt" "exit 0 1" \
+	"$got $(lines "$count")" "$(cat "$err")"
 
 done_testing

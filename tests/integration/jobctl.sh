@@ -25,7 +25,7 @@ nplan=$((3 * ${#BAD_SIGS[@]} + 3 * ${#SCOPES[@]})) # refused: 125, 1 line, not s
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # SIGTSTP by kill(2)
 nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the deadline
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
-nplan=$((nplan + 8))                                # ... with --foreground
+nplan=$((nplan + 2 * 8))                            # ... with --foreground
 plan "$nplan"
 
 probe_scopes
@@ -250,7 +250,7 @@ jc() {
 		# one member leaves runx's process group: the terminal's ^Z
 		# cannot reach it
 		cmd=(sh -c 'setsid sleep "$1" & sleep "$1"' sh "$m")
-		LA+=(--foreground)
+		LA+=(--foreground ${JC_EXTRA:+"$JC_EXTRA"})
 	fi
 	for k in ready stopped_runx stopped_scope cont_runx cont_scope status exit_ms left tstp_ms cont_ms; do
 		printf -v "R_$k" '%s' ""
@@ -350,5 +350,9 @@ done
 # that left it (setsid) with SIGSTOP, and fg's SIGCONT reaches it too.
 JC_FOREGROUND=1 jc pty tree 2.5 5
 stop_checks "--foreground, Ctrl-Z and fg in an interactive bash, a setsid'd member" 5
+# ... with --forward-to=child: fg's SIGCONT still continues what runx
+# stopped, the whole scope
+JC_FOREGROUND=1 JC_EXTRA=--forward-to=child jc pty tree 2.5 5
+stop_checks "--foreground --forward-to=child, Ctrl-Z and fg, a setsid'd member" 5
 
 done_testing

@@ -406,13 +406,13 @@ pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r
 EOF
 }
 
-# The tests: 78 of the script's own, and one per check of the functions
+# The tests: 79 of the script's own, and one per check of the functions
 # above (a check is a line "NAME|EXPRESSION").
 n_checks=0
 for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 	n_checks=$((n_checks + $("$f" | grep -c '|')))
 done
-plan $((73 + 5 + n_checks))
+plan $((73 + 6 + n_checks))
 
 # --- exited ---------------------------------------------------------------------
 new_marker m
@@ -840,6 +840,19 @@ if command -v setpriv >/dev/null && as_nobody true 2>/dev/null; then
 		"125 no old" "$s $([ -e "$d/started" ] && echo yes || echo no) $(cat "$d/closed.json")" "$(cat "$TMPD/sticky.err")"
 else
 	skips 2 "sticky directory report" "needs root and setpriv (util-linux)"
+fi
+# a report file that is a mount point (docker run -v host.json:/r.json):
+# rename(2) over it fails (EBUSY); it is written through, in a mount
+# namespace of the test's own
+if unshare -m true 2>/dev/null; then
+	echo old >"$TMPD/bound.src"
+	: >"$TMPD/bound.json"
+	s=$(st unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$TMPD/bound.src" "$TMPD/bound.json" \
+		"$RUNX" "${LAUNCH_ARGS[@]}" --report="$TMPD/bound.json" -- true 2>"$TMPD/bound.err")
+	assert_eq "a bind-mounted report file: written through (its source holds the report), exit 0" \
+		"0 yes" "$s $(valid_json "$TMPD/bound.src" && echo yes || echo no)" "$(cat "$TMPD/bound.err")"
+else
+	skips 1 "a bind-mounted report file" "needs root (unshare -m)"
 fi
 
 # --- rusage ------------------------------------------------------------------------------------
