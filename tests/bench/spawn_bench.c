@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	static char arg0[] = "true";
 	static char path[] = "/bin/true";
 	char *child_argv[] = {arg0, NULL};
-	struct runx_stdio stdio = {{-1, -1, -1}, {false, false, false}};
+	struct runx_stdio stdio = {.source = {-1, -1, -1}};
 	long sizes[64];
 	int nsizes = 0, runs = 30, opt, failed = 0;
 	sigset_t mask;

@@ -64,7 +64,7 @@ static void setup(void)
 	out_fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	ck_assert_int_ge(out_fd, 0);
 	unlink(out);
-	stdio = (struct runx_stdio){{-1, out_fd, -1}, {false, false, false}};
+	stdio = (struct runx_stdio){.source = {-1, out_fd, -1}};
 }
 
 /*

@@ -231,7 +231,7 @@ static void launch_tree(const struct scope_case *c, struct tree *t)
 	if (strncmp(err, "cgroup /", 8) == 0)
 		leftover_note(err + 7);
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	struct runx_stdio stdio = {{-1, p[1], -1}, {false, false, false}};
+	struct runx_stdio stdio = {.source = {-1, p[1], -1}};
 	struct runx_launch_request req = request(c->backend, argv, &stdio);
 	ck_assert_int_eq(runx_scope_launch(&t->scope, &req, &t->out), 0);
 	ck_assert_int_eq(t->out.exec_errno, 0);
@@ -450,7 +450,7 @@ START_TEST(a_census_that_cannot_look_is_unknown_never_empty)
 	ck_assert_int_eq(
 	    runx_scope_prepare(&t.scope, walking[_i], NULL, err, sizeof(err)),
 	    0);
-	struct runx_stdio stdio = {{-1, null_fd, -1}, {false, false, false}};
+	struct runx_stdio stdio = {.source = {-1, null_fd, -1}};
 	struct runx_launch_request req =
 	    request(RUNX_LAUNCH_VFORK, argv, &stdio);
 	ck_assert_int_eq(runx_scope_launch(&t.scope, &req, &t.out), 0);
