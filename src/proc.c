@@ -165,13 +165,6 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	return ok ? 0 : -EINVAL;
 }
 
-bool runx_proc_same_image(const struct runx_proc_stat *a,
-			  const struct runx_proc_stat *b)
-{
-	return a->start_stack != 0 && a->start_stack == b->start_stack &&
-	       a->arg_start == b->arg_start;
-}
-
 bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig)
 {
 	if (sig <= 0 || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT)

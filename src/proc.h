@@ -68,13 +68,6 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st);
 bool runx_proc_has_live_threads(pid_t pid);
 
 /*
- * True if a and b, two reads of one process, show one memory image (both
- * known and equal): no execve(2) in between.  False when either is hidden.
- */
-bool runx_proc_same_image(const struct runx_proc_stat *a,
-			  const struct runx_proc_stat *b);
-
-/*
  * True if st may not take sig's default action: a handler catches it or
  * it is ignored (fields 34 and 33); true for a signal above 31, which
  * those fields do not show; false for SIGKILL, SIGSTOP (never caught nor
