@@ -175,9 +175,8 @@ static bool is_job_control(int sig)
  * already, and an interactive program may restore the terminal before it
  * stops itself: only the members outside that group (setsid(2),
  * setpgid(2)), which the terminal cannot reach, get SIGSTOP from runx.
- * As PID 1 runx
- * cannot stop (pid_namespaces(7)): only the scope stops.  The deadline is
- * CLOCK_MONOTONIC and runs on while stopped.
+ * As PID 1 runx cannot stop (pid_namespaces(7)): only the scope stops.
+ * The deadline is CLOCK_MONOTONIC and runs on while stopped.
  */
 static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 {
