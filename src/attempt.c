@@ -64,7 +64,7 @@ int runx_attempt_exec_failed(struct runx_attempt *a, const char *argv0, int err)
 	runx_error("%s", a->result.error);
 	a->result.reason = RUNX_END_EXEC_FAILED;
 	a->result.exec_errno = err;
-	return err == ENOENT ? RUNX_EXIT_NOT_FOUND : RUNX_EXIT_CANNOT_RUN;
+	return runx_exit_status_exec(err);
 }
 
 /* Proves STOP_PATH_FDS free fds, then gives them back; 0 or -errno. */

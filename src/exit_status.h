@@ -2,15 +2,9 @@
 #ifndef RUNX_EXIT_STATUS_H
 #define RUNX_EXIT_STATUS_H
 
+#include "exit_codes.h"
 #include "plan.h"
 #include "result.h"
-
-enum {
-	RUNX_EXIT_TIMEOUT = 124,    /* a deadline fired */
-	RUNX_EXIT_FAILED = 125,	    /* runx itself failed */
-	RUNX_EXIT_CANNOT_RUN = 126, /* found but not executable */
-	RUNX_EXIT_NOT_FOUND = 127,  /* not found */
-};
 
 /*
  * runx's exit status for a supervised result under stop policy *stop: 125

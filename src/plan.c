@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "duration.h"
+#include "exit_codes.h"
 #include "log.h"
 #include "path.h"
 #include "report_file.h"
@@ -246,25 +247,17 @@ static const char *identity_option(const struct runx_options *o)
 }
 
 /*
- * posix_spawn runs no code of runx's in the child, so it cannot apply an
- * identity; with --chdir, a relative command path (found from runx's own
- * directory) is made absolute, so that execve(2) after chdir(2) finds it.
+ * With --chdir, a relative command path (found from runx's own directory)
+ * is made absolute, so that execve(2) after chdir(2) finds it; not one
+ * that was not found (resolve_errno).  0 or -ENAMETOOLONG (err).
  */
-static int finish_identity(const struct runx_options *o, struct runx_plan *plan,
-			   char *err, size_t errsize)
+static int absolute_path(struct runx_plan *plan, char *err, size_t errsize)
 {
 	struct runx_launch_policy *lp = &plan->launch;
-	const char *option = identity_option(o);
 	char cwd[PATH_MAX], abs[PATH_MAX];
 
-	if (option != NULL && lp->backend == RUNX_LAUNCH_POSIX_SPAWN)
-		return runx_plan_refuse(
-		    err, errsize, -ENOTSUP,
-		    "--launch=posix_spawn cannot apply %s: it runs "
-		    "no code of runx's in the child; use "
-		    "--launch=vfork (the default), fork or clone3",
-		    option);
-	if (o->chdir_path == NULL || lp->path[0] == '/')
+	if (lp->resolve_errno != 0 || plan->identity.chdir == NULL ||
+	    lp->path[0] == '/')
 		return 0;
 	errno = 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL ||
@@ -277,6 +270,38 @@ static int finish_identity(const struct runx_options *o, struct runx_plan *plan,
 		    strerror(errno != 0 ? errno : ENAMETOOLONG));
 	memcpy(lp->path, abs, sizeof(lp->path));
 	return 0;
+}
+
+/*
+ * posix_spawn runs no code of runx's in the child, so it cannot apply an
+ * identity (refused); then absolute_path().
+ */
+static int finish_identity(const struct runx_options *o, struct runx_plan *plan,
+			   char *err, size_t errsize)
+{
+	struct runx_launch_policy *lp = &plan->launch;
+	const char *option = identity_option(o);
+
+	if (option != NULL && lp->backend == RUNX_LAUNCH_POSIX_SPAWN)
+		return runx_plan_refuse(
+		    err, errsize, -ENOTSUP,
+		    "--launch=posix_spawn cannot apply %s: it runs "
+		    "no code of runx's in the child; use "
+		    "--launch=vfork (the default), fork or clone3",
+		    option);
+	return absolute_path(plan, err, errsize);
+}
+
+int runx_plan_resolve(struct runx_plan *plan,
+		      const struct runx_plan_probes *probes, char *err,
+		      size_t errsize)
+{
+	const struct runx_plan_probes all = complete_probes(probes);
+	struct runx_launch_policy *lp = &plan->launch;
+	int r = all.resolve(lp->argv[0], lp->path, sizeof(lp->path));
+
+	lp->resolve_errno = r < 0 ? -r : 0;
+	return absolute_path(plan, err, errsize);
 }
 
 /* The parts that are copied from the options as they are. */
@@ -350,10 +375,12 @@ int runx_plan_make(const struct runx_options *opts,
 		return r;
 	r = probes->resolve(opts->command[0], plan->launch.path,
 			    sizeof(plan->launch.path));
-	if (r < 0) {
-		plan->launch.resolve_errno = -r;
-		return 0; /* ends as 126/127: nothing else to decide */
-	}
+	plan->launch.resolve_errno = r < 0 ? -r : 0;
+	/* ends as 126/127, nothing else to decide, unless a later attempt
+	 * may find it (runx_plan_resolve()) */
+	if (r < 0 && !runx_retry_may_retry_status(&plan->attempts,
+						  runx_exit_status_exec(-r)))
+		return 0;
 	if (kind == RUNX_SCOPE_AUTO)
 		decide_auto(plan, opts->launch, probes);
 	r = decide_backend(plan, opts->launch, probes, err, errsize);

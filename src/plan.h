@@ -117,7 +117,11 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
  *   - the identity (runx_plan_identity()): --user looked up, --rlimit,
  *     --chdir checked;
  *   - the command is resolved in PATH: a failure is no error here
- *     (plan->launch.resolve_errno: the run ends as 126/127);
+ *     (plan->launch.resolve_errno: the run ends as 126/127, and the rules
+ *     below are not applied), unless --retry-on lists that status by
+ *     number and more than one attempt may run
+ *     (runx_retry_may_retry_status()): then the plan is made in full, and
+ *     each attempt looks again (runx_plan_resolve());
  *   - auto is cgroup if a job cgroup can be made, else tree;
  *   - the backend: --launch, else vfork; clone3 (CLONE_INTO_CGROUP, Linux
  *     5.7) for the cgroup scope, fork where the kernel lacks clone3
@@ -132,6 +136,18 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
 int runx_plan_make(const struct runx_options *opts,
 		   const struct runx_plan_probes *probes,
 		   struct runx_plan *plan, char *err, size_t errsize);
+
+/*
+ * Resolves the plan's command (probes->resolve, NULL probes: the
+ * machine's) into plan->launch.path, made absolute with --chdir as
+ * runx_plan_make() does: for an attempt whose command was not found or
+ * not runnable before (the file may have appeared since).  Sets
+ * plan->launch.resolve_errno (0: found).  Returns 0, or -ENAMETOOLONG
+ * with a one-line message in err when the absolute path does not fit.
+ */
+int runx_plan_resolve(struct runx_plan *plan,
+		      const struct runx_plan_probes *probes, char *err,
+		      size_t errsize);
 
 /*
  * For the plan's parts: writes a one-line message (printf format fmt) into

@@ -190,6 +190,11 @@ static bool listed(const struct runx_outcomes *set, int s)
 	return s >= 0 && s <= 255 && (set->status[s / 64] >> (s % 64) & 1);
 }
 
+bool runx_retry_may_retry_status(const struct runx_attempts_policy *p, int s)
+{
+	return p->max > 1 && s >= 125 && s <= 127 && listed(&p->retry_on, s);
+}
+
 enum runx_verdict runx_retry_verdict(const struct runx_attempts_policy *p,
 				     const struct runx_outcome *o)
 {

@@ -108,6 +108,14 @@ enum runx_verdict runx_retry_verdict(const struct runx_attempts_policy *p,
 				     const struct runx_outcome *o);
 
 /*
+ * True if a run under policy p may retry an attempt that ends with exit
+ * status s of 125 (runx could not set up the attempt), 126 or 127 (the
+ * command cannot run): more than one attempt, and s listed by number in
+ * --retry-on.  No I/O.
+ */
+bool runx_retry_may_retry_status(const struct runx_attempts_policy *p, int s);
+
+/*
  * The wait in ns after attempt n (1 for the first) before the next:
  * min(delay * backoff^(n-1), delay_max), shortened by jitter * random /
  * 2^64 of itself (random: uniform bits, from getrandom(2) in runx).

@@ -53,17 +53,44 @@ static int probe_pidfd(void)
 	return 0;
 }
 
-/* The plan; 0, 125 or 126/127 (recorded in the attempt's result). */
+/*
+ * The plan; 0, 125 or 126/127 (recorded in the attempt's result).  A
+ * command that cannot run ends the run here, with no attempt, unless
+ * --retry-on lists its status by number (runx(1), ATTEMPTS): then each
+ * attempt looks for it again (resolve()).
+ */
 static int plan(struct runx_run *run)
 {
 	char err[PATH_MAX + 256];
+	int e;
 
 	if (runx_plan_make(run->opts, NULL, &run->plan, err, sizeof(err)) < 0)
 		return runx_attempt_fail(&run->attempt, "%s", err);
-	if (run->plan.launch.resolve_errno != 0)
+	if ((e = run->plan.launch.resolve_errno) != 0 &&
+	    !runx_retry_may_retry_status(&run->plan.attempts,
+					 runx_exit_status_exec(e)))
 		return runx_attempt_exec_failed(&run->attempt,
-						run->plan.launch.argv[0],
-						run->plan.launch.resolve_errno);
+						run->plan.launch.argv[0], e);
+	return 0;
+}
+
+/*
+ * For an attempt of a run whose command could not run before: looks for
+ * it again (runx_plan_resolve()).  0, or the attempt's 125, 126 or 127
+ * (recorded in its result).
+ */
+static int resolve(struct runx_run *run)
+{
+	struct runx_launch_policy *lp = &run->plan.launch;
+	char err[PATH_MAX + 256];
+
+	if (lp->resolve_errno == 0)
+		return 0;
+	if (runx_plan_resolve(&run->plan, NULL, err, sizeof(err)) < 0)
+		return runx_attempt_fail(&run->attempt, "%s", err);
+	if (lp->resolve_errno != 0)
+		return runx_attempt_exec_failed(&run->attempt, lp->argv[0],
+						lp->resolve_errno);
 	return 0;
 }
 
@@ -196,7 +223,8 @@ static int attempt(struct runx_run *run, int64_t number)
 		runx_attempt_init(a, n);
 	run->attempts = number;
 	prepare(run, number);
-	if ((status = runx_attempt_acquire(a, &env)) != 0)
+	if ((status = resolve(run)) != 0 ||
+	    (status = runx_attempt_acquire(a, &env)) != 0)
 		return runx_attempt_release(a, status);
 	runx_stdio_commit(&run->stdio); /* -o, -e: truncated from here on */
 	if ((status = runx_attempt_start(a, &env)) != 0)
@@ -415,10 +443,11 @@ static int run_attempts(struct runx_run *run)
 		int status = attempt(run, n);
 
 		if (n == 1 && run->start_ns == 0 &&
-		    status == RUNX_EXIT_FAILED) {
+		    status == RUNX_EXIT_FAILED &&
+		    !runx_retry_may_retry_status(&run->plan.attempts, status)) {
 			/* runx failed before any command ran (the scope
-			 * could not be set up): no attempt to count, and
-			 * nothing a retry could change (runx(1), ATTEMPTS) */
+			 * could not be set up), and --retry-on does not
+			 * list 125: no attempt to count (runx(1), ATTEMPTS) */
 			run->attempts = 0;
 			return status;
 		}

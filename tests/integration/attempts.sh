@@ -29,7 +29,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (5).
-plan $((119 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+plan $((134 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -218,25 +218,37 @@ assert_match "-v: a success ends the run" \
 out=$(runx -v --attempts=3 --success-exit=3 -- sh -c 'exit 3' 2>&1 >/dev/null)
 assert_match "-v: a --success-exit status is a success too" \
 	"runx: attempt 1 of 3 ended with exit status 3; a success: runx exits 0" "$out"
-# A scope that cannot be set up for the first attempt: 125, no attempt.
-# Here: --memory-max where the memory controller is not offered (this
-# host's is on cgroup v1); the report's attempt_count is 0.
+# A scope that cannot be set up for the first attempt: without 125 in
+# --retry-on the run ends at once with no attempt made (attempt_count 0);
+# with it (SPEC: "not retried unless listed by number: 125"), each
+# attempt tries again.  Here: --memory-max where the memory controller is
+# not offered (this host's is on cgroup v1).
 if runx_cg --memory-max=64M -- true 2>/dev/null; then
-	skips 3 "attempts: a scope that cannot be set up" "the memory controller is offered here"
+	skips 6 "attempts: a scope that cannot be set up" "the memory controller is offered here"
 else
 	rm -f "$C"
-	s=$(st runx_cg --memory-max=64M --attempts=3 --retry-on=125 --report="$TMPD/noscope.json" -- \
+	s=$(st runx_cg --memory-max=64M --attempts=3 --report="$TMPD/noscope.json" -- \
 		sh -c "echo >>$C")
 	assert_eq "a scope that cannot be set up for attempt 1: 125" 125 "$s"
-	assert_eq "a scope that cannot be set up: attempt_count 0, no attempt listed" "0 0" \
+	assert_eq "a scope that cannot be set up, 125 not listed: attempt_count 0, no attempt listed" "0 0" \
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], len(r["attempts"]))' "$TMPD/noscope.json" 2>&1)"
 	assert_false "a scope that cannot be set up: the command never ran" test -e "$C"
+	s=$(st runx_cg -v --memory-max=64M --attempts=3 --retry-on=125 --retry-delay=0 \
+		--report="$TMPD/noscope.json" -- sh -c "echo >>$C" 2>"$TMPD/noscope.err")
+	assert_eq "a scope that cannot be set up, --retry-on=125: 125 after 3 attempts" 125 "$s"
+	assert_eq "a scope that cannot be set up, --retry-on=125: attempt_count 3, each runx_error 125" \
+		"3 3 runx_error:125,runx_error:125,runx_error:125" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], len(r["attempts"]), ",".join("%s:%s" % (a["reason"], a["exit_status"]) for a in r["attempts"]))' "$TMPD/noscope.json" 2>&1)"
+	assert_eq "a scope that cannot be set up, --retry-on=125: -v says attempt 2 and 3 follow, the command never ran" \
+		"1 1 no" \
+		"$(grep -c 'attempt 1 of 3 ended with exit status 125; attempt 2 in 0\.0s' "$TMPD/noscope.err") $(grep -c 'attempt 3 of 3 ended with exit status 125; no attempt left' "$TMPD/noscope.err") $([ -e "$C" ] && echo ran || echo no)" \
+		"$(cat "$TMPD/noscope.err")"
 fi
-# A command that cannot run, found before attempt 1 (runx(1), ATTEMPTS:
-# "a command not found in PATH at all (127), a path that is a directory
-# or not executable (126)"): the run ends at once with no attempt made
-# (attempt_count 0), even with that status in --retry-on.  A path that
-# does not exist is found there too.
+# A command that cannot run, found before attempt 1: a command not found
+# in PATH at all (127), a path that does not exist (127), one that is not
+# executable (126).  Without its status in --retry-on the run ends at once
+# with no attempt made (attempt_count 0); listed by number, it is retried
+# like any outcome (the SPEC's "not retried unless listed by number").
 printf '#!/bin/sh\nexit 0\n' >"$TMPD/noexec"
 chmod 644 "$TMPD/noexec"
 for found in "127 /nonexistent/runx-test a path that does not exist" \
@@ -244,9 +256,9 @@ for found in "127 /nonexistent/runx-test a path that does not exist" \
 	"126 $TMPD/noexec a file without execute permission"; do
 	read -r want cmd what <<<"$found"
 	rm -f "$TMPD/pre.json"
-	s=$(st runx -v --attempts=3 --retry-on="$want" --retry-delay=0 --report="$TMPD/pre.json" -- \
+	s=$(st runx -v --attempts=3 --retry-delay=0 --report="$TMPD/pre.json" -- \
 		"$cmd" 2>"$TMPD/pre.err")
-	assert_eq "$what: $want with --retry-on=$want" "$want" "$s" "$(cat "$TMPD/pre.err")"
+	assert_eq "$what: $want" "$want" "$s" "$(cat "$TMPD/pre.err")"
 	assert_eq "$what: report: attempt_count 0, reason exec_failed, exit_status $want, no attempt listed" \
 		"0 exec_failed $want 0" \
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], r["reason"], r["exit_status"], len(r["attempts"]))' "$TMPD/pre.json" 2>&1)"
@@ -254,7 +266,44 @@ for found in "127 /nonexistent/runx-test a path that does not exist" \
 		"1 1 0" \
 		"$(wc -l <"$TMPD/pre.err" | tr -d ' ') $(grep -c "failed to run command" "$TMPD/pre.err") $(grep -c -e "started '" -e "attempt" "$TMPD/pre.err")" \
 		"$(cat "$TMPD/pre.err")"
+	rm -f "$TMPD/pre.json"
+	s=$(st runx -v --attempts=3 --retry-on="$want" --retry-delay=0 --report="$TMPD/pre.json" -- \
+		"$cmd" 2>"$TMPD/pre.err")
+	assert_eq "$what: $want after 3 attempts with --retry-on=$want" "$want" "$s" "$(cat "$TMPD/pre.err")"
+	assert_eq "$what, --retry-on=$want: report: attempt_count 3, each exec_failed $want" \
+		"3 exec_failed $want exec_failed:$want,exec_failed:$want,exec_failed:$want" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], r["reason"], r["exit_status"], ",".join("%s:%s" % (a["reason"], a["exit_status"]) for a in r["attempts"]))' "$TMPD/pre.json" 2>&1)"
+	assert_eq "$what, --retry-on=$want: -v: 3 failures, attempts 2 and 3 announced, none left" \
+		"3 1 1 1" \
+		"$(grep -c "failed to run command" "$TMPD/pre.err") $(grep -c "attempt 1 of 3 ended with exit status $want; attempt 2 in 0\.0s" "$TMPD/pre.err") $(grep -c "attempt 2 of 3 ended with exit status $want; attempt 3 in 0\.0s" "$TMPD/pre.err") $(grep -c "attempt 3 of 3 ended with exit status $want; no attempt left" "$TMPD/pre.err")" \
+		"$(cat "$TMPD/pre.err")"
 done
+# --retry-on=127: a command installed while the run waits is found by a
+# later attempt, also by a relative path with --chdir (made absolute from
+# runx's directory, as for attempt 1).  The installer waits for runx's
+# second failure before it installs, so at least two attempts fail.
+mkdir -p "$TMPD/inst"
+rm -f "$TMPD/inst/later" "$TMPD/inst.err"
+(
+	cd "$TMPD/inst" || exit 1
+	"$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=inf --retry-on=127 --retry-delay=50ms --backoff=1 \
+		--total-timeout=60 --chdir=/ -- ./later >"$TMPD/inst.out" 2>"$TMPD/inst.err"
+	echo $? >"$TMPD/inst.st"
+) &
+inst=$!
+for _ in $(seq 600); do
+	[ "$(grep -c 'failed to run command' "$TMPD/inst.err" 2>/dev/null)" -ge 2 ] && break
+	sleep 0.05
+done
+printf '#!/bin/sh\necho "ran in $(pwd) as attempt $RUNX_ATTEMPT"\n' >"$TMPD/inst/later.tmp"
+chmod 755 "$TMPD/inst/later.tmp"
+mv "$TMPD/inst/later.tmp" "$TMPD/inst/later"
+wait "$inst"
+n_failed=$(grep -c 'failed to run command' "$TMPD/inst.err")
+assert_eq "--retry-on=127: a command installed between attempts runs: exit 0" 0 "$(cat "$TMPD/inst.st")" "$(cat "$TMPD/inst.err")"
+assert_true "--retry-on=127: at least 2 attempts failed before it ($n_failed)" [ "$n_failed" -ge 2 ]
+assert_eq "--retry-on=127: it ran once, from --chdir's /, as the attempt after the failures" \
+	"ran in / as attempt $((n_failed + 1))" "$(cat "$TMPD/inst.out")"
 
 # --- --total-timeout ---------------------------------------------------------------------
 new_marker m

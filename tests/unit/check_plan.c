@@ -300,6 +300,60 @@ START_TEST(a_command_not_found_is_no_plan_error)
 }
 END_TEST
 
+START_TEST(a_command_not_found_that_may_be_retried_is_planned_in_full)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 32];
+
+	resolve_answer = -ENOENT;
+	/* not listed, or one attempt: the plan stops at the command */
+	ck_assert_int_eq(plan_words((const char *[]){"--attempts=3", NULL}), 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, ENOENT);
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_DEFAULT);
+	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=127",
+						     "--launch=posix_spawn",
+						     "--umask=0", NULL}),
+			 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, ENOENT);
+	/* listed by number, with attempts to spare: the rest is decided,
+	 * and refused as bad input if it is */
+	ck_assert_int_eq(plan_words((const char *[]){"--attempts=3",
+						     "--retry-on=1,127", NULL}),
+			 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, ENOENT);
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+	ck_assert_int_eq(plan_words((const char *[]){
+			     "--attempts=3", "--retry-on=127",
+			     "--launch=posix_spawn", "--umask=0", NULL}),
+			 -ENOTSUP);
+	/* 126 is not 127: a file without execute permission */
+	resolve_answer = -EACCES;
+	ck_assert_int_eq(plan_words((const char *[]){"--attempts=3",
+						     "--retry-on=127", NULL}),
+			 0);
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_DEFAULT);
+	ck_assert_int_eq(plan_words((const char *[]){"--attempts=3",
+						     "--retry-on=126", NULL}),
+			 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, EACCES);
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+	/* found later: a relative path made absolute, as at the start */
+	resolve_answer = 0;
+	resolve_relative = true;
+	ck_assert_int_eq(plan_words((const char *[]){"--chdir=/", NULL}), 0);
+	plan.launch.resolve_errno = ENOENT;
+	plan.launch.path[0] = '\0';
+	ck_assert_int_eq(runx_plan_resolve(&plan, &fake, err, sizeof(err)), 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, 0);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(want, sizeof(want), "%s/fake/bin/cmd", cwd);
+	ck_assert_str_eq(plan.launch.path, want);
+	resolve_relative = false;
+	resolve_answer = -ENOENT;
+	ck_assert_int_eq(runx_plan_resolve(&plan, &fake, err, sizeof(err)), 0);
+	ck_assert_int_eq(plan.launch.resolve_errno, ENOENT);
+}
+END_TEST
+
 START_TEST(a_report_that_cannot_be_written_is_refused_first)
 {
 	report_answer = -ENOENT;
@@ -530,6 +584,8 @@ int main(void)
 	tcase_add_test(rules, clone3_asked_for_where_there_is_none_is_refused);
 	tcase_add_test(rules, posix_spawn_in_a_cgroup_needs_glibc_2_39);
 	tcase_add_test(rules, a_command_not_found_is_no_plan_error);
+	tcase_add_test(
+	    rules, a_command_not_found_that_may_be_retried_is_planned_in_full);
 	tcase_add_test(rules, a_report_that_cannot_be_written_is_refused_first);
 	tcase_add_test(rules, the_stop_policy_is_the_options);
 	tcase_add_test(rules, report_paths_are_checked_on_the_file_system);

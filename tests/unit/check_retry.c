@@ -267,6 +267,26 @@ START_TEST(the_verdict_follows_retry_on_and_success_exit)
 }
 END_TEST
 
+START_TEST(a_set_up_status_may_be_retried_only_when_listed)
+{
+	struct runx_attempts_policy fail = policy(NULL, NULL);
+	struct runx_attempts_policy listed = policy("125,127", NULL);
+	struct runx_attempts_policy range = policy("120-126", NULL);
+
+	for (int s = 125; s <= 127; s++)
+		ck_assert(!runx_retry_may_retry_status(&fail, s));
+	ck_assert(runx_retry_may_retry_status(&listed, 125));
+	ck_assert(!runx_retry_may_retry_status(&listed, 126));
+	ck_assert(runx_retry_may_retry_status(&listed, 127));
+	ck_assert(runx_retry_may_retry_status(&range, 126));
+	ck_assert(!runx_retry_may_retry_status(&range, 127));
+	/* not a set-up status, or no attempt to spare */
+	ck_assert(!runx_retry_may_retry_status(&range, 124));
+	listed.max = 1;
+	ck_assert(!runx_retry_may_retry_status(&listed, 127));
+}
+END_TEST
+
 START_TEST(waits_grow_by_the_backoff_up_to_the_maximum)
 {
 	struct runx_attempts_policy p = policy(NULL, NULL);
@@ -315,6 +335,7 @@ static Suite *retry_suite(void)
 	tcase_add_test(tc, a_long_bad_item_is_given_whole_and_long_items_parse);
 	tcase_add_test(tc, decimals_are_plain_digits_within_bounds);
 	tcase_add_test(tc, the_verdict_follows_retry_on_and_success_exit);
+	tcase_add_test(tc, a_set_up_status_may_be_retried_only_when_listed);
 	tcase_add_test(tc, waits_grow_by_the_backoff_up_to_the_maximum);
 	tcase_add_test(tc, jitter_shortens_a_wait_by_at_most_its_fraction);
 	suite_add_tcase(s, tc);
