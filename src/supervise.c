@@ -220,6 +220,17 @@ static void forward_to_command(struct supervisor *s, int sig, int times)
 		     r == 1 ? "" : "es");
 }
 
+/* A stop signal sig during a stop (a second Ctrl-C, a second docker
+ * stop): SIGKILL now. */
+static void cut_grace_short(struct supervisor *s, int sig)
+{
+	char name[32];
+
+	runx_verbose("%s during the stop: ending the grace period",
+		     sup_signame(sig, name, sizeof(name)));
+	sup_escalate(s, CUT_SHORT);
+}
+
 /*
  * Handles one signal read from the signalfd; returns true if it is only
  * to be forwarded (not a stop signal, not job control), which the caller
@@ -241,7 +252,9 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * terminal sent (SI_KERNEL) reached the command already, and the
 	 * command decides what it means (an interactive program may ignore
 	 * SIGINT), so runx neither repeats it nor starts a stop.  A stop
-	 * signal still ends the run: no further attempt after this one.
+	 * signal still ends the run: no further attempt after this one; and
+	 * during a stop (the deadline's, the leftovers') it ends the grace
+	 * period, as any stop signal does (a second Ctrl-C).
 	 */
 	if (s->stop->foreground && si->ssi_code == SI_KERNEL) {
 		bool stops = is_stop_signal(s, sig) && s->phase != DONE;
@@ -252,6 +265,8 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		    stops ? "; the run ends with this attempt" : "");
 		if (stops && s->res->told_to_stop == 0)
 			s->res->told_to_stop = sig;
+		if (stops && s->phase == STOPPING)
+			cut_grace_short(s, sig);
 		return false;
 	}
 	runx_verbose("received %s", sup_signame(sig, name, sizeof(name)));
@@ -270,12 +285,8 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * leftovers): it ends as that stop ends, and so does the run */
 	s->res->told_to_stop = sig;
 	sup_send_to_scope(s, sig, "forwarding");
-	if (s->phase == STOPPING) {
-		/* a second Ctrl-C, a second docker stop: SIGKILL now */
-		runx_verbose("%s during the stop: ending the grace period",
-			     sup_signame(sig, name, sizeof(name)));
-		sup_escalate(s, CUT_SHORT);
-	}
+	if (s->phase == STOPPING)
+		cut_grace_short(s, sig);
 	return false;
 }
 

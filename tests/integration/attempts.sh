@@ -29,7 +29,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (5).
-plan $((134 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+plan $((137 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -898,5 +898,19 @@ got=$("$PY" "$TMPD/ctrlc.py" "$count" "$RUNX" "${LAUNCH_ARGS[@]}" --foreground -
 	--success-exit=SIGINT -- sh -c 'echo x >>"$1"; exec sleep "$2"' sh "$count" "$m" 2>"$err") || true
 assert_eq "--foreground, Ctrl-C, --success-exit=SIGINT: exit 0 after 1 attempt" "exit 0 1" \
 	"$got $(lines "$count")" "$(cat "$err")"
+# --foreground, Ctrl-C during the grace period of a stop (here the
+# deadline's; SPEC: "a stop signal received while a stop is already under
+# way ends the grace period at once"): SIGKILL now, not after the 60 s
+# grace.  The job ignores INT and TERM; its TERM trap marks the stop's
+# start, and the driver types ^C after it.
+new_marker m
+rm -f "$count"
+got=$("$PY" "$TMPD/ctrlc.py" "$count" "$RUNX" "${LAUNCH_ARGS[@]}" --foreground -v -t 1 -k 60 -- \
+	sh -c 'trap "" INT; (trap "" TERM; exec sleep "$2") & trap "echo x >>\"\$1\"" TERM; while :; do wait; done' \
+	sh "$count" "$m" 2>"$err") || true
+assert_eq "--foreground, Ctrl-C in the grace period: SIGKILL at once, 124" "exit 124" "$got" "$(cat "$err")"
+assert_true "--foreground, Ctrl-C in the grace period: -v says it ended the grace period" \
+	grep -q "SIGINT during the stop: ending the grace period" "$err"
+assert_dead "--foreground, Ctrl-C in the grace period: the INT- and TERM-ignoring job is dead" "$m"
 
 done_testing
