@@ -280,14 +280,19 @@ for found in "127 /nonexistent/runx-test a path that does not exist" \
 done
 # --retry-on=127: a command installed while the run waits is found by a
 # later attempt, also by a relative path with --chdir (made absolute from
-# runx's directory, as for attempt 1).  The installer waits for runx's
+# runx's directory, as for attempt 1; posix_spawn cannot apply --chdir,
+# so it runs from runx's directory).  The installer waits for runx's
 # second failure before it installs, so at least two attempts fail.
 mkdir -p "$TMPD/inst"
 rm -f "$TMPD/inst/later" "$TMPD/inst.err"
+chdir_to=/ inst_dir=/
+if [ "${RUNX_LAUNCH:-}" = posix_spawn ]; then
+	chdir_to='' inst_dir=$(cd "$TMPD/inst" && pwd -P)
+fi
 (
 	cd "$TMPD/inst" || exit 1
 	"$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=inf --retry-on=127 --retry-delay=50ms --backoff=1 \
-		--total-timeout=60 --chdir=/ -- ./later >"$TMPD/inst.out" 2>"$TMPD/inst.err"
+		--total-timeout=60 ${chdir_to:+"--chdir=$chdir_to"} -- ./later >"$TMPD/inst.out" 2>"$TMPD/inst.err"
 	echo $? >"$TMPD/inst.st"
 ) &
 inst=$!
@@ -302,8 +307,8 @@ wait "$inst"
 n_failed=$(grep -c 'failed to run command' "$TMPD/inst.err")
 assert_eq "--retry-on=127: a command installed between attempts runs: exit 0" 0 "$(cat "$TMPD/inst.st")" "$(cat "$TMPD/inst.err")"
 assert_true "--retry-on=127: at least 2 attempts failed before it ($n_failed)" [ "$n_failed" -ge 2 ]
-assert_eq "--retry-on=127: it ran once, from --chdir's /, as the attempt after the failures" \
-	"ran in / as attempt $((n_failed + 1))" "$(cat "$TMPD/inst.out")"
+assert_eq "--retry-on=127: it ran once, from $inst_dir, as the attempt after the failures" \
+	"ran in $inst_dir as attempt $((n_failed + 1))" "$(cat "$TMPD/inst.out")"
 
 # --- --total-timeout ---------------------------------------------------------------------
 new_marker m
