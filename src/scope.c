@@ -132,8 +132,11 @@ int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
 
 	if (s->ops->signal_times != NULL)
 		return s->ops->signal_times(s, sig, times, count);
-	for (int k = 0; k < times; k++)
-		r = s->ops->signal(s, sig, count);
+	for (int k = 0; k < times && r >= 0; k++) {
+		int one = s->ops->signal(s, sig, count && k == 0);
+		if (k == 0 || one < 0)
+			r = one;
+	}
 	return r;
 }
 

@@ -206,10 +206,12 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count);
  * runx_scope_signal() times times (times >= 1) in a row: a burst of one
  * queued (real-time) signal, forwarded.  A scope that lists its members
  * from /proc (tree) lists them once for all: a burst of N forwarded
- * signals costs one walk of /proc, not N.  Each member gets sig times
- * times (signal(7): a real-time signal is queued once per send, a
- * standard one is pending at most once).  Returns what the last send
- * reached, or -errno.
+ * signals costs one walk of /proc, not N; and with count, the members are
+ * counted once, for the first send (the group scope's count is a walk of
+ * /proc too).  Each member gets sig times times (signal(7): a real-time
+ * signal is queued once per send, a standard one is pending at most
+ * once).  Returns what the first send reached (counted with count), or
+ * the first -errno, after which nothing more is sent.
  */
 int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
 			    bool count);

@@ -16,8 +16,8 @@
 # - a bind mount over /proc/PID (in a private mount namespace) does not
 #   hide a process from the group and tree scopes;
 # - --idle-timeout: output waiting for a slow reader is not silence;
-# - a burst of 7000 forwarded signals (USR1, RTMIN+1) does not push a
-#   deadline back;
+# - a burst of 7000 forwarded signals (USR1, RTMIN+1; the group scope
+#   with --report too) does not push a deadline back;
 # - a burst of 2000 RTMIN+1 (queued, one per send) reaches the job 2000
 #   times in every scope, and with --forward-to=child: runx sends a run of
 #   one signal at once, never fewer;
@@ -72,7 +72,7 @@ nplan=$((nplan + 3 * ${#TRAP_SIGS[@]})) # pidns: a trapped first signal
 nplan=$((nplan + 5))                     # cgroup escape
 nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
 nplan=$((nplan + 2))                     # slow reader
-nplan=$((nplan + 3 * 2))                 # signal bursts: USR1, RTMIN+1
+nplan=$((nplan + 3 * 3))                 # signal bursts: USR1, RTMIN+1, group RTMIN+1
 COUNT_CASES=(child group tree cgroup pidns "tree --forward-to=child")
 nplan=$((nplan + 2 * ${#COUNT_CASES[@]})) # every queued signal counted
 HOP_SCOPES=(group tree cgroup pidns)
@@ -559,14 +559,19 @@ diag "the slow reader read for ${secs:-?} s"
 # the job runs: SIGUSR1 (pending at most once) and RTMIN+1 (each one
 # queued); the job ignores them (each is forwarded for nothing).  The
 # deadline (1 s, grace 0.5 s) must still fire on time: 124 within 4 s of
-# the start.
-for sig in USR1 RTMIN+1; do
-	name="tree scope, a burst of 7000 forwarded SIG$sig"
+# the start.  In the group scope with --report, whose count of each
+# forwarded signal is a walk of /proc (a run of one signal is counted
+# once; a round reads no more signals after 20 ms of forwarding).
+for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report"; do
+	read -r sc sig extra <<<"$c"
+	name="$sc scope${extra:+ $extra}, a burst of 7000 forwarded SIG$sig"
 	new_marker m
 	rdy=$TMPD/burst.$m
 	num=$(kill -l "$sig")
+	[ -n "$extra" ] && extra="$extra=$TMPD/burst.json"
+	# shellcheck disable=SC2086 # $extra: no option or one
 	read -r s sent tb te tx < <(H burst 7000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${LAUNCH_ARGS[@]}" \
-		--kill-scope=tree -t 1 -k 0.5 -- sh -c 'trap "" "$3"; : >"$1"; exec sleep "$2"' sh "$rdy" "$m" "$num" 2>"$TMPD/err")
+		--kill-scope="$sc" $extra -t 1 -k 0.5 -- sh -c 'trap "" "$3"; : >"$1"; exec sleep "$2"' sh "$rdy" "$m" "$num" 2>"$TMPD/err")
 	diag "burst of $sig: $sent signals sent from $tb ms to $te ms after the start; runx exited at $tx ms"
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
 	assert_true "$name: setup: all 7000 sent while runx ran (${sent})" [ "${sent:-0}" = 7000 ]
