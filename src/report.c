@@ -143,25 +143,36 @@ static const char *reason_name(const struct runx_report *r)
 	return names[r->result->reason];
 }
 
-/* signals_sent: one object per signal runx sent, in order. */
+/*
+ * signals_sent: one object per signal runx sent and listed
+ * (signal_log.h), in order; signals_omitted: how many it did not list.
+ */
 static void put_signals_sent(struct runx_json *j, const struct runx_report *r)
 {
-	const struct runx_result *res = r->result;
+	const struct runx_signal_log *log =
+	    r->result != NULL ? &r->result->signals : NULL;
+	int n = log != NULL ? runx_signal_log_listed(log) : 0;
+	char command[48];
 
+	snprintf(command, sizeof(command), "command (pid %d)",
+		 r->result != NULL ? (int)r->result->pid : 0);
 	runx_json_key(j, "signals_sent");
 	runx_json_begin_array(j);
-	for (int i = 0; res != NULL && i < res->nsignals; i++) {
-		const struct runx_signal_event *e = &res->signals[i];
+	for (int i = 0; i < n; i++) {
+		const struct runx_signal_event *e = runx_signal_log_at(log, i);
 
 		runx_json_begin_object(j);
 		runx_json_key(j, "time");
 		runx_json_seconds_ns(j, e->offset_ns);
 		put_signal(j, "signal", e->signo);
-		put_string(j, "scope", r->scope_where);
+		put_string(j, "scope",
+			   e->to_command ? command : r->scope_where);
 		put_int(j, "processes", e->reached);
 		runx_json_end_object(j);
 	}
 	runx_json_end_array(j);
+	put_int(j, "signals_omitted",
+		log != NULL ? runx_signal_log_omitted(log) : 0);
 }
 
 /* One named process: {pid, age, argv} (argv split at its NULs). */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cgroup.h"
+#include "signal_log.h"
 
 /* Why the run ended (the report's "reason"). */
 enum runx_end_reason {
@@ -24,15 +25,6 @@ enum runx_end_reason {
 	RUNX_END_EXEC_FAILED,	/* the command could not be executed */
 	RUNX_END_RUNX_ERROR,	/* runx itself failed (exit 125) */
 };
-
-/* One signal runx sent, for --verbose and --report. */
-struct runx_signal_event {
-	int64_t offset_ns; /* since the command started */
-	int signo;
-	int reached; /* processes it reached */
-};
-
-#define RUNX_MAX_SIGNAL_EVENTS 64
 
 /* Processes named in -v and the report (runx(1): "at most 20"). */
 #define RUNX_MAX_NAMED 20
@@ -79,11 +71,10 @@ struct runx_result {
 	bool unverified;       /* the scope could not be seen at the end */
 	bool total_timeout;    /* the run's deadline (--total-timeout) ended
 				* it: reason is RUNX_END_TIMEOUT */
-	struct runx_cgroup_usage usage; /* the job's cgroup, once empty */
-	struct runx_named at_deadline;	/* alive when the deadline fired */
-	struct runx_named after_grace;	/* alive when the grace period ended */
-	struct runx_signal_event signals[RUNX_MAX_SIGNAL_EVENTS];
-	int nsignals;
+	struct runx_cgroup_usage usage;	 /* the job's cgroup, once empty */
+	struct runx_named at_deadline;	 /* alive when the deadline fired */
+	struct runx_named after_grace;	 /* alive when the grace period ended */
+	struct runx_signal_log signals;	 /* what runx sent */
 	char scope_where[PATH_MAX + 64]; /* "process group 123", or "" */
 	char error[PATH_MAX + 512];	 /* runx's error message, or "" */
 	int exit_status;		 /* what runx exits with */

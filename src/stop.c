@@ -22,17 +22,24 @@
 #include "supervise_impl.h"
 #include "syscalls.h"
 
-/* Adds one signal to the result's list. */
-static void record_signal(struct supervisor *s, int sig, int reached)
+void sup_record_signal(struct supervisor *s, int sig, int reached,
+		       enum sup_sent_as as)
 {
 	struct runx_result *r = s->res;
+	const struct runx_signal_event e = {
+	    .offset_ns = runx_now_ns() - r->start_ns,
+	    .signo = sig,
+	    .reached = reached,
+	    .to_command = as == SENT_TO_COMMAND,
+	};
 
-	if (r->nsignals >= RUNX_MAX_SIGNAL_EVENTS)
-		return;
-	r->signals[r->nsignals].offset_ns = runx_now_ns() - r->start_ns;
-	r->signals[r->nsignals].signo = sig;
-	r->signals[r->nsignals].reached = reached;
-	r->nsignals++;
+	runx_signal_log_add(&r->signals, &e, as != SENT_BY_STOP);
+}
+
+/* Adds one signal of a stop to the result's list. */
+static void record_signal(struct supervisor *s, int sig, int reached)
+{
+	sup_record_signal(s, sig, reached, SENT_BY_STOP);
 }
 
 /* Says with -v that sig went to the scope (or to newcomers). */
@@ -47,8 +54,10 @@ static void tell_sent(struct supervisor *s, const char *why, int sig,
 		     reached == 1 ? "" : "es");
 }
 
-/* Records and says (-v) that sig reached processes, or what failed. */
-static void sent(struct supervisor *s, int sig, int reached, const char *why)
+/* Records (as as) and says (-v) that sig reached processes, or what
+ * failed. */
+static void sent_as(struct supervisor *s, int sig, int reached, const char *why,
+		    enum sup_sent_as as)
 {
 	char name[32], where[PATH_MAX + 32];
 
@@ -60,8 +69,14 @@ static void sent(struct supervisor *s, int sig, int reached, const char *why)
 		sup_note_error(s, reached);
 		return;
 	}
-	record_signal(s, sig, reached);
+	sup_record_signal(s, sig, reached, as);
 	tell_sent(s, why, sig, reached);
+}
+
+/* sent_as() for a stop's own signal. */
+static void sent(struct supervisor *s, int sig, int reached, const char *why)
+{
+	sent_as(s, sig, reached, why, SENT_BY_STOP);
 }
 
 /* Sends sig to the whole scope, saying so with -v. */
@@ -95,7 +110,7 @@ void sup_forward_times(struct supervisor *s, int sig, int times)
 	sup_close_watches(s);
 	int reached = runx_scope_signal_times(s->scope, sig, times, s->count);
 	for (int k = 0; k < times && (k == 0 || reached >= 0); k++)
-		sent(s, sig, reached, "forwarding");
+		sent_as(s, sig, reached, "forwarding", SENT_FORWARDED);
 }
 
 /* The first signal of a stop and SIGCONT, in one pass where the scope can. */

@@ -215,6 +215,8 @@ static void forward_to_command(struct supervisor *s, int sig, int times)
 			   sup_signame(sig, name, sizeof(name)), strerror(-r));
 		return;
 	}
+	for (int k = 0; k < times; k++)
+		sup_record_signal(s, sig, r, SENT_TO_COMMAND);
 	runx_verbose("forwarding: %s to the command (%d process%s)",
 		     sup_signame(sig, name, sizeof(name)), r,
 		     r == 1 ? "" : "es");

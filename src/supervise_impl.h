@@ -89,6 +89,19 @@ int sup_count_uninterruptible(struct supervisor *s);
 const char *sup_signame(int sig, char *buf, size_t size);
 const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);
 
+/* What a recorded signal was: the report lists a stop's own signals
+ * first when there are too many (signal_log.h). */
+enum sup_sent_as {
+	SENT_BY_STOP,	 /* a stop's, job control's: to the scope */
+	SENT_FORWARDED,	 /* only forwarded, to the scope */
+	SENT_TO_COMMAND, /* only forwarded, to the command (--forward-to) */
+};
+
+/* stop.c: records that sig, sent now, reached processes, in the result's
+ * list of signals sent. */
+void sup_record_signal(struct supervisor *s, int sig, int reached,
+		       enum sup_sent_as as);
+
 /* stop.c: sig to the whole scope, recorded and said with -v. */
 void sup_send_to_scope(struct supervisor *s, int sig, const char *why);
 

@@ -644,7 +644,7 @@ assert_eq "report: each attempt object has exactly the man page's keys; start_ti
 	"$("$PY" -c '
 import json, sys
 want = set("""attempt pid scope_target start_time end_time wall_time reason
-exit_status exit_code signal runx_signal signals_sent leftovers_stopped
+exit_status exit_code signal runx_signal signals_sent signals_omitted leftovers_stopped
 killed_after_grace alive_at_deadline alive_after_grace error memory_peak
 cpu_time pids_peak oom_kills""".split())
 d = json.load(open(sys.argv[1]))

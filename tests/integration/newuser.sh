@@ -4,9 +4,10 @@
 # --help), and --forward-to=child (a reload that spares a helper).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
+require_python3 "(the report's signals)"
 
-# 2 directory, 4 ambiguous, 4 unknown option, 2 x 4 --forward-to, 2 bad value
-plan 20
+# 2 directory, 4 ambiguous, 4 unknown option, 2 x 5 --forward-to, 2 bad value
+plan 22
 
 # --- a directory as the command: "Is a directory", 126 ------------------------
 mkdir -p "$TMPD/adir"
@@ -53,7 +54,7 @@ for to in child scope; do
 	new_marker h
 	rm -f "$TMPD/hup.$to"
 	# shellcheck disable=SC2154 # h: set by new_marker
-	runx_bg --forward-to="$to" -t 60 -- \
+	runx_bg --forward-to="$to" --report="$TMPD/fwd.$to.json" -t 60 -- \
 		sh -c "trap 'echo hup >$TMPD/hup.$to' HUP; sleep $h & echo \$! >$TMPD/helper.$to; while :; do sleep 0.1; done"
 	poll 200 0.05 test -s "$TMPD/helper.$to" || true
 	helper=$(cat "$TMPD/helper.$to")
@@ -73,6 +74,20 @@ for to in child scope; do
 	wait_pid_exit "$RUNX_PID" 40
 	assert_eq "--forward-to=$to: a stop signal still stops everything (143)" 143 "$WAIT_STATUS"
 	assert_dead "--forward-to=$to: nothing left" "$h"
+	# the report lists the forwarded HUP, sent to the command alone or to
+	# the scope, then the stop's SIGTERM to the scope
+	assert_eq "--forward-to=$to: the report's signals_sent: HUP to $([ "$to" = child ] && echo "the command (1 process)" || echo "the scope"), then the stop's TERM" \
+		"SIGHUP to $to; SIGTERM to scope; 0 omitted" \
+		"$("$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+def to(s):
+    if s["scope"] == "command (pid %d)" % r["pid"] and s["processes"] == 1:
+        return "child"
+    return "scope" if s["scope"] == r["scope_target"] else repr(s)
+ss = r["signals_sent"]
+print("%s to %s; %s to %s; %d omitted" % (ss[0]["signal"], to(ss[0]), ss[1]["signal"], to(ss[1]), r["signals_omitted"]))
+' "$TMPD/fwd.$to.json" 2>&1)"
 done
 s=0
 runx --forward-to=everyone -- true 2>"$TMPD/fwd.err" || s=$?

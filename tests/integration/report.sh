@@ -109,7 +109,7 @@ check_report() {
 }
 
 # shellcheck disable=SC2089 # JSON text for check.py, not shell words
-ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage","memory_peak","cpu_time","pids_peak","oom_kills","attempt_count","attempts"]'
+ALL_KEYS='["runx_version","command","pid","scope","scope_target","backend","timeout","idle_timeout","grace","first_signal","start_time","end_time","wall_time","reason","exit_status","exit_code","signal","runx_signal","signals_sent","signals_omitted","leftovers_stopped","killed_after_grace","alive_at_deadline","alive_after_grace","error","exec_errno","rusage","memory_peak","cpu_time","pids_peak","oom_kills","attempt_count","attempts"]'
 # shellcheck disable=SC2090
 export ALL_KEYS RUNX_VERSION
 
@@ -131,6 +131,7 @@ cgroup figures are null outside the cgroup scope|r["scope"] == "cgroup" or all(r
 rusage max_rss_kib is an integer|integer(r["rusage"]["max_rss_kib"]) and r["rusage"]["max_rss_kib"] >= 0
 exit_status|r["exit_status"] == int(E["X_STATUS"])
 signals_sent entries|all(sorted(s) == ["processes", "scope", "signal", "time"] and real(s["time"]) and s["time"] >= 0 and integer(s["processes"]) and s["processes"] >= 0 and s["scope"] == r["scope_target"] for s in r["signals_sent"])
+signals_omitted: none here|r["signals_omitted"] == 0
 signals_sent times increase, within wall_time|all(a["time"] <= b["time"] for a, b in zip(r["signals_sent"], r["signals_sent"][1:])) and all(s["time"] <= r["wall_time"] + 0.001 for s in r["signals_sent"])
 EOF
 }

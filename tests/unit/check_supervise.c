@@ -198,17 +198,21 @@ static void check_nothing_left(void)
  */
 static void check_term_cont_kill(void)
 {
-	const struct runx_signal_event *ev = got.res.signals;
+	const struct runx_signal_log *log = &got.res.signals;
+	int n = runx_signal_log_listed(log);
 
-	ck_assert_int_ge(got.res.nsignals, 3);
-	ck_assert_int_eq(ev[0].signo, SIGTERM);
-	ck_assert_int_eq(ev[1].signo, SIGCONT);
-	ck_assert_int_eq(ev[2].signo, SIGKILL);
-	for (int i = 3; i < got.res.nsignals; i++)
-		ck_assert_int_eq(ev[i].signo, SIGKILL);
-	ck_assert_int_ge(ev[0].reached, 1);
-	ck_assert_int_ge(ev[0].offset_ns, 300 * MS); /* -t 0.3 */
-	ck_assert_int_ge(ev[2].offset_ns - ev[0].offset_ns, 300 * MS); /* -k */
+	ck_assert_int_ge(n, 3);
+	ck_assert_int_eq(runx_signal_log_at(log, 0)->signo, SIGTERM);
+	ck_assert_int_eq(runx_signal_log_at(log, 1)->signo, SIGCONT);
+	ck_assert_int_eq(runx_signal_log_at(log, 2)->signo, SIGKILL);
+	for (int i = 3; i < n; i++)
+		ck_assert_int_eq(runx_signal_log_at(log, i)->signo, SIGKILL);
+	ck_assert_int_ge(runx_signal_log_at(log, 0)->reached, 1);
+	ck_assert_int_ge(runx_signal_log_at(log, 0)->offset_ns,
+			 300 * MS); /* -t 0.3 */
+	ck_assert_int_ge(runx_signal_log_at(log, 2)->offset_ns -
+			     runx_signal_log_at(log, 0)->offset_ns,
+			 300 * MS); /* -k */
 }
 
 START_TEST(a_command_ignoring_term_is_killed_after_the_grace_and_ends_124)
@@ -258,11 +262,77 @@ START_TEST(a_command_exiting_3_before_the_deadline_ends_3)
 	ck_assert_int_eq(got.res.reason, RUNX_END_EXITED);
 	ck_assert(WIFEXITED(got.res.wait_status));
 	ck_assert_int_eq(WEXITSTATUS(got.res.wait_status), 3);
-	ck_assert_int_eq(got.res.nsignals, 0);
+	ck_assert_int_eq(runx_signal_log_listed(&got.res.signals), 0);
 	ck_assert_int_eq(got.res.killed, 0);
 	ck_assert_int_eq(got.res.leftovers, 0);
 	ck_assert_int_lt(got.elapsed_ns, 10000 * MS); /* not the deadline */
 	check_nothing_left();
+}
+END_TEST
+
+/* Adds to log a signal sig sent at offset k ns (forwarded or not). */
+static void log_add(struct runx_signal_log *log, int sig, int k, bool fwd)
+{
+	const struct runx_signal_event e = {
+	    .offset_ns = k, .signo = sig, .reached = 1, .to_command = false};
+
+	runx_signal_log_add(log, &e, fwd);
+}
+
+START_TEST(the_signal_log_keeps_a_stops_signals_past_a_burst)
+{
+	struct runx_signal_log log;
+	int k = 0;
+
+	memset(&log, 0, sizeof(log));
+	for (; k < 40; k++) /* forwarded: the first 32 are listed */
+		log_add(&log, SIGRTMIN, k, true);
+	ck_assert_int_eq(runx_signal_log_listed(&log), RUNX_SIGNALS_HEAD);
+	ck_assert_int_eq(runx_signal_log_omitted(&log), 8);
+	/* the stop: TERM, CONT, then 40 SIGKILLs re-sent, with a forwarded
+	 * signal after each */
+	log_add(&log, SIGTERM, k++, false);
+	log_add(&log, SIGCONT, k++, false);
+	for (int i = 0; i < 40; i++) {
+		log_add(&log, SIGKILL, k++, false);
+		log_add(&log, SIGRTMIN, k++, true);
+	}
+	int n = runx_signal_log_listed(&log);
+	ck_assert_int_eq(n, RUNX_SIGNALS_HEAD + RUNX_SIGNALS_STOP_FIRST +
+				RUNX_SIGNALS_STOP_LAST);
+	/* 8 + 40 forwarded, and the 42 - 32 signals of the stop between its
+	 * first 16 and its last 16 */
+	ck_assert_int_eq(runx_signal_log_omitted(&log), 8 + 40 + 42 - 32);
+	ck_assert_int_eq(runx_signal_log_at(&log, 31)->signo, SIGRTMIN);
+	ck_assert_int_eq(runx_signal_log_at(&log, 32)->signo, SIGTERM);
+	ck_assert_int_eq(runx_signal_log_at(&log, 33)->signo, SIGCONT);
+	for (int i = 34; i < n; i++)
+		ck_assert_int_eq(runx_signal_log_at(&log, i)->signo, SIGKILL);
+	/* in the order sent, ending with the last SIGKILL */
+	for (int i = 1; i < n; i++)
+		ck_assert_int_lt(runx_signal_log_at(&log, i - 1)->offset_ns,
+				 runx_signal_log_at(&log, i)->offset_ns);
+	ck_assert_int_eq(runx_signal_log_at(&log, n - 1)->offset_ns, k - 2);
+}
+END_TEST
+
+START_TEST(a_stops_signals_after_the_head_are_listed_in_order)
+{
+	struct runx_signal_log log;
+
+	memset(&log, 0, sizeof(log));
+	/* even k: a forwarded SIGHUP; odd k: a stop's SIGTERM */
+	for (int k = 0; k < 50; k++)
+		log_add(&log, k % 2 ? SIGTERM : SIGHUP, k, k % 2 == 0);
+	/* 0..31, then the stop's 33, 35, ..., 49; the 9 forwarded ones
+	 * from 32 to 48 are omitted */
+	ck_assert_int_eq(runx_signal_log_listed(&log), 32 + 9);
+	ck_assert_int_eq(runx_signal_log_omitted(&log), 9);
+	for (int i = 0; i < 32; i++)
+		ck_assert_int_eq(runx_signal_log_at(&log, i)->offset_ns, i);
+	for (int i = 32; i < 41; i++)
+		ck_assert_int_eq(runx_signal_log_at(&log, i)->offset_ns,
+				 33 + 2 * (i - 32));
 }
 END_TEST
 
@@ -281,6 +351,10 @@ int main(int argc, char **argv)
 	add_table_test(tc, a_command_exiting_3_before_the_deadline_ends_3,
 		       scopes);
 	suite_add_tcase(s, tc);
+	TCase *log = tcase_create("signal log");
+	tcase_add_test(log, the_signal_log_keeps_a_stops_signals_past_a_burst);
+	tcase_add_test(log, a_stops_signals_after_the_head_are_listed_in_order);
+	suite_add_tcase(s, log);
 	leftovers_open();
 	int status = run_suite(s);
 	leftovers_clean();
