@@ -199,7 +199,8 @@ enum runx_verdict runx_retry_verdict(const struct runx_attempts_policy *p,
 				     const struct runx_outcome *o)
 {
 	const struct runx_outcomes *r = &p->retry_on;
-	bool own_end = !o->timed_out && !o->setup_failed && !o->runx_sent;
+	/* a deadline's stop is a failure whatever the command died by */
+	bool own_end = !o->deadline && !o->setup_failed;
 
 	if (o->exit_status == 0 ||
 	    (own_end && runx_outcomes_match(&p->success, o)))

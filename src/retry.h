@@ -54,6 +54,8 @@ struct runx_outcome {
 	int signal;	   /* it died by this signal (0: did not) */
 	bool runx_sent;	   /* runx sent that signal (a stop, a deadline) */
 	bool timed_out;	   /* the attempt's deadline or idle deadline */
+	bool deadline;	   /* a deadline ended it: timed_out, or the run's
+			    * total deadline */
 	bool oom;	   /* the OOM killer ended a process of the job */
 	bool setup_failed; /* 125/126/127 from runx: the command never ran */
 };
@@ -99,8 +101,9 @@ bool runx_outcomes_match(const struct runx_outcomes *set,
 
 /*
  * The verdict on attempt outcome o under policy p: a success is exit
- * status 0 or a --success-exit match of a command that ended on its own
- * (or by a signal runx did not send); a retry is a --retry-on match,
+ * status 0 or a --success-exit match of a command that no deadline ended
+ * (an exit, a death by a signal, also by a stop signal runx received and
+ * forwarded: docker stop); a retry is a --retry-on match,
  * where 125, 126 and 127 match only when listed by number.  Whether an
  * attempt remains and the total deadline allows it is the caller's.
  */

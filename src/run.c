@@ -285,6 +285,7 @@ static struct runx_outcome outcome_of(const struct runx_result *res)
 			  : 0,
 	    .runx_sent = timed_out || why == RUNX_END_RUNX_SIGNALED,
 	    .timed_out = timed_out && !res->total_timeout,
+	    .deadline = timed_out,
 	    .oom = res->usage.valid && res->usage.oom_kills > 0,
 	    .setup_failed = setup,
 	};

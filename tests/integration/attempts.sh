@@ -29,7 +29,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (5).
-plan $((137 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+plan $((139 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -370,6 +370,20 @@ assert_eq "TERM to runx during an attempt: no further attempt" 1 "$(lines "$C")"
 assert_dead "TERM to runx during an attempt: the command is dead" "$m"
 assert_match "TERM to runx during an attempt: -v says runx was told to stop" \
 	"runx: attempt 1 of 3 ended [^;]*; runx was told to stop" "$(cat "$TMPD/v")"
+# ... but a command that dies of the forwarded stop signal, with that
+# signal in --success-exit, is a success (docker stop and
+# --success-exit=SIGTERM, as systemd's SuccessExitStatus=SIGTERM): 0, no
+# further attempt
+new_marker m
+rm -f "$C"
+runx_bg -v --attempts=3 --retry-delay=0 --success-exit=SIGTERM -- sh -c "echo >>$C; exec sleep $m" 2>"$TMPD/v"
+poll 600 0.05 test -s "$C" || true
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID"
+assert_eq "TERM to runx, --success-exit=SIGTERM: 0 after 1 attempt, the command dead" "0 1 dead" \
+	"$WAIT_STATUS $(lines "$C") $(marked_list "$m" | grep -q . && echo alive || echo dead)" "$(cat "$TMPD/v")"
+assert_match "TERM to runx, --success-exit=SIGTERM: -v says it is a success" \
+	"runx: attempt 1 of 3 ended by SIGTERM \\(status 143\\); a success: runx exits 0" "$(cat "$TMPD/v")"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=3 --retry-delay=30 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"

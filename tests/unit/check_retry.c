@@ -201,7 +201,8 @@ static struct runx_outcome killed(int sig, bool runx_sent, bool timed_out)
 	return (struct runx_outcome){.exit_status = timed_out ? 124 : 128 + sig,
 				     .signal = sig,
 				     .runx_sent = runx_sent,
-				     .timed_out = timed_out};
+				     .timed_out = timed_out,
+				     .deadline = timed_out};
 }
 
 /* The policy with --retry-on=text (and --success-exit=success). */
@@ -247,6 +248,16 @@ START_TEST(the_verdict_follows_retry_on_and_success_exit)
 	ck_assert_int_eq(verdict(&p, exited(4)), RUNX_VERDICT_SUCCESS);
 	ck_assert_int_eq(verdict(&p, killed(SIGUSR1, false, 0)),
 			 RUNX_VERDICT_SUCCESS);
+	/* a death by a stop signal runx received and forwarded (docker
+	 * stop) is a success too; one at a deadline, the attempt's or the
+	 * run's total, is not */
+	ck_assert_int_eq(verdict(&p, killed(SIGUSR1, true, 0)),
+			 RUNX_VERDICT_SUCCESS);
+	ck_assert_int_ne(verdict(&p, killed(SIGUSR1, true, 1)),
+			 RUNX_VERDICT_SUCCESS);
+	struct runx_outcome total = killed(SIGUSR1, true, 0);
+	total.deadline = true;
+	ck_assert_int_ne(verdict(&p, total), RUNX_VERDICT_SUCCESS);
 	ck_assert_int_eq(verdict(&p, killed(SIGSEGV, false, 0)),
 			 RUNX_VERDICT_RETRY);
 	ck_assert_int_eq(verdict(&p, killed(SIGTERM, true, 1)),
