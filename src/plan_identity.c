@@ -44,10 +44,16 @@ static int not_found(const struct user_query *q, const char *what,
 		    q->err, q->errsize, r,
 		    "--user: cannot read '%s' to find %s '%s': %s", qf, what,
 		    runx_quote(value, qv, sizeof(qv)), strerror(-r));
+	/* a number runx_id_parse() refused: out of range, or signed */
+	const char *digits = value + (value[0] == '-');
+	bool number =
+	    *digits != '\0' && digits[strspn(digits, "0123456789")] == '\0';
 	return runx_plan_refuse(q->err, q->errsize, -ENOENT,
-				"--user: unknown %s '%s' (%s '%s')", what,
+				"--user: unknown %s '%s' (%s '%s'%s%s%s)", what,
 				runx_quote(value, qv, sizeof(qv)),
-				r < 0 ? "there is no" : "not in", qf);
+				r < 0 ? "there is no" : "not in", qf,
+				number ? "; a " : "", number ? what : "",
+				number ? " id is 0 to 4294967294" : "");
 }
 
 /* USER (a number or a name) into id, with its entry's HOME etc. */

@@ -23,9 +23,9 @@ require_root "(--user changes the identity of the command)"
 
 SCOPES=(group tree cgroup pidns)
 # 8 --user app, 2 number with entry, 5 number without, 2 USER:GROUP,
-# 9 refusals, 4 rlimit, 2 no-new-privs, 5 chdir, 3 umask, 2 redirect,
+# 11 refusals, 4 rlimit, 2 no-new-privs, 5 chdir, 3 umask, 2 redirect,
 # 3 drop fails, 3 per scope
-N_IDENTITY=$((8 + 2 + 5 + 2 + 9 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
+N_IDENTITY=$((8 + 2 + 5 + 2 + 11 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
 plan $((2 + N_IDENTITY))
 
 cat >"$TMPD/passwd" <<'EOF'
@@ -136,6 +136,10 @@ refused "an unknown user, escaped" \
 	"runx: --user: unknown user 'a\\nb\\x1b' (not in '/etc/passwd')" --user=$'a\nb\x1b'
 refused "an unknown group" \
 	"runx: --user: unknown group 'wheel' (not in '/etc/group')" --user=app:wheel
+refused "a user id past the largest" \
+	"runx: --user: unknown user '4294967295' (not in '/etc/passwd'; a user id is 0 to 4294967294)" --user=4294967295
+refused "a negative group id" \
+	"runx: --user: unknown group '-1' (not in '/etc/group'; a group id is 0 to 4294967294)" --user=root:-1
 refused "a GROUP without a USER" \
 	"runx: --user=':staff': a GROUP needs a USER (USER:GROUP)" --user=:staff
 refused "SOFT above HARD" \
