@@ -98,13 +98,16 @@ struct runx_copies {
 	 * stop_tick (not a newcomer: the signal reaches it) */
 	struct runx_pidset found;
 	long mid; /* runx_proc_last_pid() after the walk, or -1 */
+	long pre; /* runx_proc_last_pid() right before the signal, or -1 */
 };
 
 /*
  * Finds c's processes: one /proc walk, then the pids allocated during it
  * (runx_proc_last_pid()), then each copy found is read again, right before
- * the signal, in case it has execve'd since.  Best effort: a failed walk
- * (ENOMEM, EMFILE) notes fewer; the newcomer passes still look.
+ * the signal, in case it has execve'd since; last, the pid allocated last
+ * (c->pre): what comes after it may be born after the signal.  Best
+ * effort: a failed walk (ENOMEM, EMFILE) notes fewer; the newcomer passes
+ * still look.
  */
 void runx_copies_find(struct runx_copies *c);
 
@@ -116,8 +119,13 @@ void runx_copies_find(struct runx_copies *c);
  * the signal once more now (if it exec'd before the signal, it gets it
  * twice: a window of the microseconds between the two looks, plus, for
  * pidns, the init's delay); a process born since stop_tick that the walk
- * found is added as reached.  Then a copy born after the walk is marked.
- * Frees c's memory.
+ * found is added as reached.  Then a copy born after the walk and before
+ * runx_copies_find() ended (a pid up to c->pre) is marked: the signal
+ * reached it.  A later one is not: it may have been forked after the
+ * signal (a handler that forks at once, while runx waited for a CPU), so
+ * no signal reached it, and a newcomer pass must find it (start time
+ * since stop_tick; one the signal did reach gets it twice).  Frees c's
+ * memory.
  */
 void runx_copies_note(struct runx_copies *c, bool sent);
 

@@ -105,10 +105,12 @@ void runx_copies_find(struct runx_copies *c)
 		     !runx_resend_after_exec(&now, c->sig)))
 			e->fork_copy = false;
 	}
+	c->pre = c->mid >= 0 ? runx_proc_last_pid() : -1;
 }
 
-/* A process of c's scope born after the walk that is a copy now: marked in
- * the reached set for runx_reach_again(). */
+/* A process of c's scope born after the walk, before the signal (a pid up
+ * to c->pre), that is a copy now: marked in the reached set for
+ * runx_reach_again(). */
 static int note_new_copy(const struct runx_proc_stat *st, void *arg)
 {
 	struct runx_copies *c = arg;
@@ -122,7 +124,6 @@ void runx_copies_note(struct runx_copies *c, bool sent)
 {
 	struct runx_scope *s = c->scope;
 	struct runx_proc_stat now;
-	long after = runx_proc_last_pid();
 	int r = 0;
 
 	for (size_t i = 0; sent && r == 0 && i < c->found.n; i++) {
@@ -135,8 +136,9 @@ void runx_copies_note(struct runx_copies *c, bool sent)
 						 c->sig != SIGCONT);
 		r = runx_pidset_remember(&s->reached, &now, copy);
 	}
-	if (sent && r == 0 && c->mid >= 0 && after >= 0)
-		(void)runx_proc_each_allocated(c->mid, after, note_new_copy, c);
+	if (sent && r == 0 && c->mid >= 0 && c->pre >= 0)
+		(void)runx_proc_each_allocated(c->mid, c->pre, note_new_copy,
+					       c);
 	runx_pidset_free(&c->found);
 }
 
