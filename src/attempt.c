@@ -82,13 +82,19 @@ static int check_fd_headroom(void)
 	return r;
 }
 
-/* Says with -v what the plan decided (once, for the first attempt). */
+/*
+ * Says with -v what the plan decided, once a run: for the first attempt
+ * that got as far as its scope (with --retry-on=125 or 127 an earlier
+ * one may have failed before).  runx makes one run a process.
+ */
 static void tell_plan(const struct runx_attempt *a, const struct runx_plan *p)
 {
+	static bool told;
 	char where[PATH_MAX + 64];
 
-	if (a->number != 1)
+	if (told)
 		return;
+	told = true;
 	if (p->scope.auto_note[0] != '\0')
 		runx_verbose("%s", p->scope.auto_note);
 	else if (p->scope.auto_chosen)

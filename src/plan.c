@@ -301,7 +301,10 @@ int runx_plan_resolve(struct runx_plan *plan,
 	int r = all.resolve(lp->argv[0], lp->path, sizeof(lp->path));
 
 	lp->resolve_errno = r < 0 ? -r : 0;
-	return absolute_path(plan, err, errsize);
+	r = absolute_path(plan, err, errsize);
+	if (r < 0)
+		lp->resolve_errno = -r; /* not runnable as it is: look again */
+	return r;
 }
 
 /* The parts that are copied from the options as they are. */

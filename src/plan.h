@@ -139,11 +139,15 @@ int runx_plan_make(const struct runx_options *opts,
 
 /*
  * Resolves the plan's command (probes->resolve, NULL probes: the
- * machine's) into plan->launch.path, made absolute with --chdir as
- * runx_plan_make() does: for an attempt whose command was not found or
- * not runnable before (the file may have appeared since).  Sets
- * plan->launch.resolve_errno (0: found).  Returns 0, or -ENAMETOOLONG
- * with a one-line message in err when the absolute path does not fit.
+ * machine's, runx_resolve_command(): stat(2) and faccessat(2) with
+ * AT_EACCESS along PATH) into plan->launch.path, made absolute with
+ * --chdir from getcwd(3) as runx_plan_make() does: for an attempt whose
+ * command was not found or not runnable before (the file may have
+ * appeared since).  Sets plan->launch.resolve_errno: 0 only when the
+ * path is ready for execve(2), so a failure of either step is looked at
+ * again by the next call.  Returns 0 (resolve_errno then says whether it
+ * was found), or -ENAMETOOLONG (or getcwd(3)'s -errno) with a one-line
+ * message in err when the absolute path cannot be made.
  */
 int runx_plan_resolve(struct runx_plan *plan,
 		      const struct runx_plan_probes *probes, char *err,

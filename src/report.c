@@ -154,8 +154,9 @@ static void put_signals_sent(struct runx_json *j, const struct runx_report *r)
 	int n = log != NULL ? runx_signal_log_listed(log) : 0;
 	char command[48];
 
-	snprintf(command, sizeof(command), "command (pid %d)",
-		 r->result != NULL ? (int)r->result->pid : 0);
+	/* the command's pid, as the report's pid: with pidns the init's
+	 * child, which --forward-to=child signals */
+	snprintf(command, sizeof(command), "command (pid %d)", (int)r->pid);
 	runx_json_key(j, "signals_sent");
 	runx_json_begin_array(j);
 	for (int i = 0; i < n; i++) {

@@ -199,8 +199,12 @@ enum runx_verdict runx_retry_verdict(const struct runx_attempts_policy *p,
 				     const struct runx_outcome *o)
 {
 	const struct runx_outcomes *r = &p->retry_on;
-	/* a deadline's stop is a failure whatever the command died by */
-	bool own_end = !o->deadline && !o->setup_failed;
+	/* a deadline's stop is a failure whatever the command died by; in a
+	 * stop runx was told to make, the command's end is its own but for
+	 * runx's SIGKILL: an exit, or a death by the forwarded signal */
+	bool own_end =
+	    !o->deadline && !o->setup_failed &&
+	    (!o->runx_sent || o->signal == 0 || o->signal == o->stop_signal);
 
 	if (o->exit_status == 0 ||
 	    (own_end && runx_outcomes_match(&p->success, o)))

@@ -56,6 +56,8 @@ struct runx_outcome {
 	bool timed_out;	   /* the attempt's deadline or idle deadline */
 	bool deadline;	   /* a deadline ended it: timed_out, or the run's
 			    * total deadline */
+	int stop_signal;   /* the stop signal runx received and forwarded as
+			    * the first signal of its stop (0: none) */
 	bool oom;	   /* the OOM killer ended a process of the job */
 	bool setup_failed; /* 125/126/127 from runx: the command never ran */
 };
@@ -102,8 +104,9 @@ bool runx_outcomes_match(const struct runx_outcomes *set,
 /*
  * The verdict on attempt outcome o under policy p: a success is exit
  * status 0 or a --success-exit match of a command that no deadline ended
- * (an exit, a death by a signal, also by a stop signal runx received and
- * forwarded: docker stop); a retry is a --retry-on match,
+ * (an exit, a death by a signal runx did not send, or by the stop signal
+ * runx received and forwarded: docker stop; never runx's SIGKILL); a
+ * retry is a --retry-on match,
  * where 125, 126 and 127 match only when listed by number.  Whether an
  * attempt remains and the total deadline allows it is the caller's.
  */

@@ -198,6 +198,21 @@ static void prepare(struct runx_run *run, int64_t number)
 }
 
 /*
+ * Releases the run's attempt, which ended with status (returned); the
+ * first attempt's start is the run's (runx(1), REPORT: start_time).
+ */
+static int release(struct runx_run *run, int status)
+{
+	struct runx_attempt *a = &run->attempt;
+
+	if (run->start_ns == 0) {
+		run->start_ns = a->result.start_ns;
+		run->start = a->result.start;
+	}
+	return runx_attempt_release(a, status);
+}
+
+/*
  * One attempt, from its acquisition to its release; its exit status.
  * The point of no return is between acquire and start: from there on
  * nothing may fail for lack of a resource.  Every fd the supervisor and
@@ -223,18 +238,19 @@ static int attempt(struct runx_run *run, int64_t number)
 		runx_attempt_init(a, n);
 	run->attempts = number;
 	prepare(run, number);
+	/* when it began, for one that never launches (a --retry-on=127
+	 * attempt); a launch stamps it again (runx_attempt_start()) */
+	a->result.start_ns = runx_now_ns();
+	clock_gettime(CLOCK_REALTIME, &a->result.start);
 	if ((status = resolve(run)) != 0 ||
 	    (status = runx_attempt_acquire(a, &env)) != 0)
-		return runx_attempt_release(a, status);
+		return release(run, status);
 	runx_stdio_commit(&run->stdio); /* -o, -e: truncated from here on */
 	if ((status = runx_attempt_start(a, &env)) != 0)
-		return runx_attempt_release(a, status);
-	if (run->start_ns == 0) {
-		run->start_ns = a->result.start_ns;
-		run->start = a->result.start;
-	}
+		return release(run, status);
+	run->started = true;
 	status = runx_attempt_supervise(a, &env);
-	return runx_attempt_release(a, status);
+	return release(run, status);
 }
 
 /*
@@ -286,6 +302,7 @@ static struct runx_outcome outcome_of(const struct runx_result *res)
 	    .runx_sent = timed_out || why == RUNX_END_RUNX_SIGNALED,
 	    .timed_out = timed_out && !res->total_timeout,
 	    .deadline = timed_out,
+	    .stop_signal = why == RUNX_END_RUNX_SIGNALED ? res->runx_signal : 0,
 	    .oom = res->usage.valid && res->usage.oom_kills > 0,
 	    .setup_failed = setup,
 	};
@@ -443,8 +460,7 @@ static int run_attempts(struct runx_run *run)
 		int64_t wait_ns = 0;
 		int status = attempt(run, n);
 
-		if (n == 1 && run->start_ns == 0 &&
-		    status == RUNX_EXIT_FAILED &&
+		if (n == 1 && !run->started && status == RUNX_EXIT_FAILED &&
 		    !runx_retry_may_retry_status(&run->plan.attempts, status)) {
 			/* runx failed before any command ran (the scope
 			 * could not be set up), and --retry-on does not

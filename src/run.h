@@ -46,8 +46,10 @@ struct runx_run {
 				* stdin, rewound before each attempt;
 				* -1: none */
 	off_t stdin_offset;    /* its offset when runx started */
-	struct timespec start; /* CLOCK_REALTIME at the first launch */
+	struct timespec start; /* CLOCK_REALTIME when the first attempt
+				* began (its launch, if it got there) */
 	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
+	bool started;	       /* a command was started (some attempt) */
 };
 
 /*

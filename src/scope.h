@@ -68,7 +68,8 @@ struct runx_scope_ops {
 	/* Sends sig to every live member; processes reached, or -errno. */
 	int (*signal)(struct runx_scope *s, int sig, bool count);
 	/* signal, times times, with one look at the members (NULL: signal
-	 * called times times); processes reached, or -errno. */
+	 * called up to times times, counting with the first call only, until
+	 * one fails); processes reached, or -errno. */
 	int (*signal_times)(struct runx_scope *s, int sig, int times,
 			    bool count);
 	/* sig to every live member outside process group pgrp (NULL: the
@@ -210,8 +211,10 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count);
  * counted once, for the first send (the group scope's count is a walk of
  * /proc too).  Each member gets sig times times (signal(7): a real-time
  * signal is queued once per send, a standard one is pending at most
- * once).  Returns what the first send reached (counted with count), or
- * the first -errno, after which nothing more is sent.
+ * once).  Returns the processes reached (counted with count), or -errno:
+ * a scope with its own operation (tree) answers for the whole run; else
+ * runx_scope_signal() is called up to times times, its first result is
+ * returned, and the first -errno ends the run of sends.
  */
 int runx_scope_signal_times(struct runx_scope *s, int sig, int times,
 			    bool count);

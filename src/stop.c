@@ -105,12 +105,13 @@ void sup_send_outside_group(struct supervisor *s, int sig, pid_t pgrp)
 		     reached == 1 ? "" : "es");
 }
 
-void sup_forward_times(struct supervisor *s, int sig, int times)
+void sup_forward_times(struct supervisor *s, int sig, int times,
+		       enum sup_sent_as as)
 {
 	sup_close_watches(s);
 	int reached = runx_scope_signal_times(s->scope, sig, times, s->count);
 	for (int k = 0; k < times && (k == 0 || reached >= 0); k++)
-		sent_as(s, sig, reached, "forwarding", SENT_FORWARDED);
+		sent_as(s, sig, reached, "forwarding", as);
 }
 
 /* The first signal of a stop and SIGCONT, in one pass where the scope can. */

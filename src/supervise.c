@@ -305,7 +305,8 @@ static void forward(struct supervisor *s, int sig, int times)
 	if (s->stop->forward_to_child && !resume)
 		forward_to_command(s, sig, times);
 	else
-		sup_forward_times(s, sig, times);
+		sup_forward_times(s, sig, times,
+				  resume ? SENT_BY_STOP : SENT_FORWARDED);
 }
 
 /*

@@ -97,8 +97,11 @@ enum sup_sent_as {
 	SENT_TO_COMMAND, /* only forwarded, to the command (--forward-to) */
 };
 
-/* stop.c: records that sig, sent now, reached processes, in the result's
- * list of signals sent. */
+/* stop.c: records that sig, sent now, reached processes (a count, not
+ * checked), in the result's log of signals sent (signal_log.h): as says
+ * what it was, and whether the log keeps it once its first part is full
+ * (a stop's own, job control's) or only counts it (a merely forwarded
+ * one).  No errors, no system call but the clock's. */
 void sup_record_signal(struct supervisor *s, int sig, int reached,
 		       enum sup_sent_as as);
 
@@ -110,8 +113,10 @@ void sup_send_to_scope(struct supervisor *s, int sig, const char *why);
 void sup_send_outside_group(struct supervisor *s, int sig, pid_t pgrp);
 
 /* stop.c: sup_send_to_scope() times times in a row, the scope listed once
- * (runx_scope_signal_times()); each send is recorded. */
-void sup_forward_times(struct supervisor *s, int sig, int times);
+ * (runx_scope_signal_times()); each send is recorded as as (a forwarded
+ * signal, or job control's SIGCONT after a stop: SENT_BY_STOP). */
+void sup_forward_times(struct supervisor *s, int sig, int times,
+		       enum sup_sent_as as);
 
 /* stop.c: starts a stop with first signal sig (0: none, SIGKILL: no
  * grace period). */

@@ -29,7 +29,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (5).
-plan $((139 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+plan $((140 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -270,9 +270,17 @@ for found in "127 /nonexistent/runx-test a path that does not exist" \
 	s=$(st runx -v --attempts=3 --retry-on="$want" --retry-delay=0 --report="$TMPD/pre.json" -- \
 		"$cmd" 2>"$TMPD/pre.err")
 	assert_eq "$what: $want after 3 attempts with --retry-on=$want" "$want" "$s" "$(cat "$TMPD/pre.err")"
-	assert_eq "$what, --retry-on=$want: report: attempt_count 3, each exec_failed $want" \
-		"3 exec_failed $want exec_failed:$want,exec_failed:$want,exec_failed:$want" \
-		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], r["reason"], r["exit_status"], ",".join("%s:%s" % (a["reason"], a["exit_status"]) for a in r["attempts"]))' "$TMPD/pre.json" 2>&1)"
+	# each attempt has its own start (not 1970), the run's is attempt 1's
+	assert_eq "$what, --retry-on=$want: report: attempt_count 3, each exec_failed $want, each with its start" \
+		"3 exec_failed $want exec_failed:$want,exec_failed:$want,exec_failed:$want True" \
+		"$("$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+a = r["attempts"]
+starts = [x["start_time"] for x in a]
+print(r["attempt_count"], r["reason"], r["exit_status"], ",".join("%s:%s" % (x["reason"], x["exit_status"]) for x in a),
+      r["start_time"] == starts[0] and starts == sorted(starts) and not starts[0].startswith("1970") and r["wall_time"] >= 0)
+' "$TMPD/pre.json" 2>&1)"
 	assert_eq "$what, --retry-on=$want: -v: 3 failures, attempts 2 and 3 announced, none left" \
 		"3 1 1 1" \
 		"$(grep -c "failed to run command" "$TMPD/pre.err") $(grep -c "attempt 1 of 3 ended with exit status $want; attempt 2 in 0\.0s" "$TMPD/pre.err") $(grep -c "attempt 2 of 3 ended with exit status $want; attempt 3 in 0\.0s" "$TMPD/pre.err") $(grep -c "attempt 3 of 3 ended with exit status $want; no attempt left" "$TMPD/pre.err")" \
@@ -384,6 +392,15 @@ assert_eq "TERM to runx, --success-exit=SIGTERM: 0 after 1 attempt, the command 
 	"$WAIT_STATUS $(lines "$C") $(marked_list "$m" | grep -q . && echo alive || echo dead)" "$(cat "$TMPD/v")"
 assert_match "TERM to runx, --success-exit=SIGTERM: -v says it is a success" \
 	"runx: attempt 1 of 3 ended by SIGTERM \\(status 143\\); a success: runx exits 0" "$(cat "$TMPD/v")"
+# ... but not runx's own SIGKILL at the end of that stop's grace period,
+# even with SIGKILL in --success-exit: runx dies by it (137)
+new_marker m
+rm -f "$C"
+runx_bg -k 0.5 --success-exit=SIGKILL -- sh -c "trap '' TERM; echo >>$C; exec sleep $m"
+poll 600 0.05 test -s "$C" || true
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID"
+assert_eq "TERM to runx, --success-exit=SIGKILL: runx's SIGKILL after the grace is no success (137)" 137 "$WAIT_STATUS"
 
 rm -f "$C" "$TMPD/v"
 runx_bg -v --attempts=3 --retry-delay=30 -- sh -c "echo >>$C; exit 1" 2>"$TMPD/v"

@@ -6,8 +6,9 @@
 . "$TESTLIB"
 require_python3 "(the report's signals)"
 
-# 2 directory, 4 ambiguous, 4 unknown option, 2 x 5 --forward-to, 2 bad value
-plan 22
+# 2 directory, 4 ambiguous, 4 unknown option, 2 x 5 + 1 --forward-to, 2 bad
+# value
+plan 23
 
 # --- a directory as the command: "Is a directory", 126 ------------------------
 mkdir -p "$TMPD/adir"
@@ -89,6 +90,30 @@ ss = r["signals_sent"]
 print("%s to %s; %s to %s; %d omitted" % (ss[0]["signal"], to(ss[0]), ss[1]["signal"], to(ss[1]), r["signals_omitted"]))
 ' "$TMPD/fwd.$to.json" 2>&1)"
 done
+# With pidns the command is the init's child: the HUP forwarded to it is
+# listed with its pid, the report's pid (not the init's)
+name="--forward-to=child, pidns: the report lists the HUP as sent to the command, by its pid"
+probe_scopes
+why=$(scope_missing pidns)
+if [ -n "$why" ]; then
+	skips 1 "$name" "$why"
+else
+	rm -f "$TMPD/ready.ns" "$TMPD/hup.ns"
+	runx_bg --kill-scope=pidns --forward-to=child --report="$TMPD/fwd.ns.json" -t 60 -- \
+		sh -c "trap 'echo hup >$TMPD/hup.ns' HUP; : >$TMPD/ready.ns; while :; do sleep 0.1; done"
+	poll 200 0.05 test -e "$TMPD/ready.ns" || true
+	kill -HUP "$RUNX_PID"
+	poll 200 0.05 test -s "$TMPD/hup.ns" || true
+	kill -TERM "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 40
+	assert_eq "$name" "hup SIGHUP command" \
+		"$(cat "$TMPD/hup.ns" 2>/dev/null) $("$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["signals_sent"][0]
+print(s["signal"], "command" if s["scope"] == "command (pid %d)" % r["pid"] else repr(s["scope"]) + " pid %d" % r["pid"])
+' "$TMPD/fwd.ns.json" 2>&1)"
+fi
 s=0
 runx --forward-to=everyone -- true 2>"$TMPD/fwd.err" || s=$?
 assert_eq "--forward-to=everyone: 125" 125 "$s"

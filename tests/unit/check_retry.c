@@ -251,8 +251,14 @@ START_TEST(the_verdict_follows_retry_on_and_success_exit)
 	/* a death by a stop signal runx received and forwarded (docker
 	 * stop) is a success too; one at a deadline, the attempt's or the
 	 * run's total, is not */
-	ck_assert_int_eq(verdict(&p, killed(SIGUSR1, true, 0)),
-			 RUNX_VERDICT_SUCCESS);
+	struct runx_outcome forwarded = killed(SIGUSR1, true, 0);
+	forwarded.stop_signal = SIGUSR1;
+	ck_assert_int_eq(verdict(&p, forwarded), RUNX_VERDICT_SUCCESS);
+	/* but not runx's SIGKILL after the grace period of that stop */
+	struct runx_attempts_policy kill = policy(NULL, "SIGKILL");
+	struct runx_outcome killed_by_runx = killed(SIGKILL, true, 0);
+	killed_by_runx.stop_signal = SIGTERM;
+	ck_assert_int_ne(verdict(&kill, killed_by_runx), RUNX_VERDICT_SUCCESS);
 	ck_assert_int_ne(verdict(&p, killed(SIGUSR1, true, 1)),
 			 RUNX_VERDICT_SUCCESS);
 	struct runx_outcome total = killed(SIGUSR1, true, 0);
