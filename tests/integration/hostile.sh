@@ -559,9 +559,10 @@ diag "the slow reader read for ${secs:-?} s"
 # the job runs: SIGUSR1 (pending at most once) and RTMIN+1 (each one
 # queued); the job ignores them (each is forwarded for nothing).  The
 # deadline (1 s, grace 0.5 s) must still fire on time: 124 within 4 s of
-# the start.  In the group scope with --report, whose count of each
-# forwarded signal is a walk of /proc (a run of one signal is counted
-# once; a round reads no more signals after 20 ms of forwarding).
+# the start (8 s with --report, below).  In the group scope with
+# --report, whose count of each forwarded signal is a walk of /proc (a
+# run of one signal is counted once; a round reads no more signals after
+# 20 ms of forwarding).
 for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report"; do
 	read -r sc sig extra <<<"$c"
 	name="$sc scope${extra:+ $extra}, a burst of 7000 forwarded SIG$sig"
@@ -575,8 +576,13 @@ for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report"; do
 	diag "burst of $sig: $sent signals sent from $tb ms to $te ms after the start; runx exited at $tx ms"
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
 	assert_true "$name: setup: all 7000 sent while runx ran (${sent})" [ "${sent:-0}" = 7000 ]
-	if [ "${tx:-99999}" -lt 4000 ]; then
-		ok "$name: the 1 s deadline fires on time (runx exits ${tx} ms after the start < 4000)"
+	# counted (--report): each round before the deadline may hold one
+	# walk of /proc, which a loaded CI machine makes slow (4.1 s there);
+	# the old binary, one walk per signal, took 10.5 s on a quiet one
+	bound=4000
+	[ -n "$extra" ] && bound=8000
+	if [ "${tx:-99999}" -lt "$bound" ]; then
+		ok "$name: the 1 s deadline fires on time (runx exits ${tx} ms after the start < $bound)"
 	else
 		not_ok "$name: the 1 s deadline fires on time" "runx exited ${tx:-?} ms after the start"
 	fi
