@@ -48,6 +48,9 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 	}
 	s->proc_trusted = runx_proc_is_own_namespace();
 	int r = s->ops->prepare(s, limits, err, errsize);
+	if (r < 0 && s->ops->release != NULL)
+		s->ops->release(s); /* what prepare made: another attempt
+				     * prepares the scope anew */
 	if (r < 0)
 		s->ops = NULL;
 	return r;
