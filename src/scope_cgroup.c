@@ -220,9 +220,13 @@ struct cgroup_signal {
 	int sig;
 	bool only_new; /* skip pids in scope->reached */
 	bool frozen; /* the subtree is frozen: a listed pid cannot be reused */
-	bool then_cont;	  /* follow sig with SIGCONT */
-	pid_t spare_pgrp; /* > 0: a member of this process group is passed
-			   * over (cgroup_signal_outside_group()) */
+	bool then_cont;	      /* follow sig with SIGCONT */
+	pid_t spare_pgrp;     /* > 0: a member of this process group is passed
+			       * over (cgroup_signal_outside_group()) */
+	uint64_t listed_tick; /* > 0: the boot clock tick (/proc/PID/stat's
+			       * start time) in which the walk of
+			       * cgroup.procs began (first_pass_pid()) */
+	bool no_pidfd;	      /* pidfd_open(2) was refused in this pass */
 	int reached;
 	int error;
 };
@@ -283,6 +287,59 @@ static int signal_pinned_pid(struct cgroup_signal *cs, pid_t pid)
 	return r;
 }
 
+/* Counts one's outcome in cs: reached, or its first error. */
+static void count_outcome(struct cgroup_signal *cs, int one)
+{
+	if (one < 0 && cs->error == 0)
+		cs->error = one;
+	cs->reached += one > 0;
+}
+
+/* Remembers id as reached by cs's signal (noting a fork copy,
+ * runx_resend_after_exec(), from the stat read before the signal). */
+static void remember_reached(struct cgroup_signal *cs,
+			     const struct runx_proc_stat *id, bool copy)
+{
+	if (runx_pidset_remember(&cs->scope->reached, id, copy) < 0 &&
+	    cs->error == 0)
+		cs->error = -ENOMEM;
+}
+
+/*
+ * The unfrozen first pass over one pid of cgroup.procs: pins it with a
+ * pidfd first, then reads its /proc/PID/stat.  A process whose start
+ * time is a whole clock tick before the walk began held the pid from
+ * before it was listed until the read, so it is the listed process (of
+ * the job) and the one pinned: it is signalled with no cgroup check (one
+ * ioctl(2) less per process).  A younger one, or one /proc cannot show,
+ * gets pinned_in_job().  1 if signalled (and remembered), 0 (gone,
+ * passed over, not the job's), or -errno; -ENOSYS when pidfd_open(2) is
+ * refused (the caller signals it the other way).
+ */
+static int first_pass_pid(struct cgroup_signal *cs, pid_t pid)
+{
+	struct runx_proc_stat id = {.pid = pid};
+	int fd = runx_pidfd_open(pid, 0), one = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -ENOSYS;
+	bool seen = runx_proc_stat(pid, &id) == 0;
+	if (!seen)
+		id = (struct runx_proc_stat){.pid = pid};
+	bool ours = seen && id.start_time < cs->listed_tick;
+	if ((cs->spare_pgrp <= 0 || id.pgrp != cs->spare_pgrp) &&
+	    (ours || pinned_in_job(CG(cs->scope), fd, pid))) {
+		bool copy = runx_resend_after_exec(&id, cs->sig);
+		one = runx_pidfd_send_signal(fd, cs->sig) == 0 ? 1 : 0;
+		if (one > 0 && cs->then_cont)
+			runx_pidfd_send_signal(fd, SIGCONT);
+		if (one > 0)
+			remember_reached(cs, &id, copy);
+	}
+	close(fd);
+	return one;
+}
+
 /*
  * Signals one pid of cgroup.procs and remembers it as reached (noting a
  * fork copy, runx_resend_after_exec()); with only_new, a pid reached already
@@ -294,6 +351,15 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	struct runx_proc_stat id = {.pid = pid};
 	int one;
 
+	if (!cs->only_new && !cs->frozen && cs->listed_tick > 0 &&
+	    !cs->no_pidfd) {
+		one = first_pass_pid(cs, pid);
+		if (one != -ENOSYS) {
+			count_outcome(cs, one);
+			return 0;
+		}
+		cs->no_pidfd = true;
+	}
 	/* the incarnation, not the pid: after a pid wrap a reused pid is a
 	 * new process (start time 0 where /proc cannot tell) */
 	if (runx_proc_stat(pid, &id) < 0)
@@ -308,20 +374,20 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 		bool copy = runx_resend_after_exec(&id, cs->sig);
 		one =
 		    cs->frozen ? kill_pid(cs, pid) : signal_pinned_pid(cs, pid);
-		if (one > 0 &&
-		    runx_pidset_remember(&cs->scope->reached, &id, copy) < 0 &&
-		    cs->error == 0)
-			cs->error = -ENOMEM;
+		if (one > 0)
+			remember_reached(cs, &id, copy);
 	}
-	if (one < 0 && cs->error == 0)
-		cs->error = one;
-	cs->reached += one > 0;
+	count_outcome(cs, one);
 	return 0;
 }
 
 /* Signals every pid of cs's subtree as cs says. */
 static int signal_pids(struct cgroup_signal *cs)
 {
+	/* a tick earlier than any pid's listing; none where /proc shows
+	 * another namespace's processes */
+	if (cs->scope->proc_trusted)
+		cs->listed_tick = runx_proc_uptime_ticks();
 	int r = runx_cgroup_each_pid(CG(cs->scope), signal_cgroup_pid, cs);
 
 	if (r == 0)
@@ -333,8 +399,11 @@ static int signal_pids(struct cgroup_signal *cs)
 static int signal_each(struct runx_scope *s, int sig, bool only_new,
 		       bool frozen, bool then_cont)
 {
-	struct cgroup_signal cs = {s,	      sig, only_new, frozen,
-				   then_cont, 0,   0,	     0};
+	struct cgroup_signal cs = {.scope = s,
+				   .sig = sig,
+				   .only_new = only_new,
+				   .frozen = frozen,
+				   .then_cont = then_cont};
 
 	return signal_pids(&cs);
 }
@@ -343,7 +412,7 @@ static int signal_each(struct runx_scope *s, int sig, bool only_new,
 static int cgroup_signal_outside_group(struct runx_scope *s, int sig,
 				       pid_t pgrp)
 {
-	struct cgroup_signal cs = {s, sig, false, false, false, pgrp, 0, 0};
+	struct cgroup_signal cs = {.scope = s, .sig = sig, .spare_pgrp = pgrp};
 
 	return signal_pids(&cs);
 }
