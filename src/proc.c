@@ -259,6 +259,12 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 	       (st->threads == 1 || !runx_proc_has_live_threads(st->pid));
 }
 
+bool runx_proc_is_exiting(const struct runx_proc_stat *st)
+{
+	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
+	       runx_proc_is_dead(st);
+}
+
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg)
 {

@@ -61,6 +61,16 @@ bool runx_read_long(FILE *f, long *v);
 bool runx_proc_is_dead(const struct runx_proc_stat *st);
 
 /*
+ * True for a process that is dead (runx_proc_is_dead()) or on its way:
+ * its only thread has PF_EXITING (0x4 in field 9, set by do_exit(),
+ * kernel/exit.c, which it never leaves alive).  For what runx names as
+ * alive (-v, --report), never to decide that a scope is empty: the kernel
+ * says that (runx(1), "counts as gone").  Reads what runx_proc_is_dead()
+ * reads.
+ */
+bool runx_proc_is_exiting(const struct runx_proc_stat *st);
+
+/*
  * True if /proc/PID/task lists more than one thread (the leader may be a
  * zombie then), or cannot be read for another reason than the process
  * being gone (ENOENT, ESRCH): unknown counts as alive.  One fd.

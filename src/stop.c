@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -114,6 +115,35 @@ void sup_forward_times(struct supervisor *s, int sig, int times,
 		sent_as(s, sig, reached, "forwarding", as);
 }
 
+/* Says on stderr that the command had left the scope and got sig through
+ * its pidfd, and records the signal as the command's. */
+static void tell_escaped(struct supervisor *s, int sig)
+{
+	char name[32], where[PATH_MAX + 32];
+
+	runx_error("the command (pid %d) had left %s; sent it %s through its "
+		   "pidfd",
+		   (int)s->res->pid, sup_scope_text(s, where, sizeof(where)),
+		   sup_signame(sig, name, sizeof(name)));
+	sup_record_signal(s, sig, 1, SENT_TO_COMMAND);
+}
+
+/*
+ * True if runx's direct child has not exited (waitid(2) of its pidfd with
+ * WNOWAIT, Linux 5.4: a zombie stays one for the loop to reap).
+ */
+static bool child_running(const struct supervisor *s)
+{
+	siginfo_t si = {.si_pid = 0};
+
+	if (s->exited || s->pidfd < 0)
+		return false;
+	if (waitid((idtype_t)P_PIDFD, (id_t)s->pidfd, &si,
+		   WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != ECHILD;
+	return si.si_pid == 0;
+}
+
 /* The first signal of a stop and SIGCONT, in one pass where the scope can. */
 static void send_stop_signal(struct supervisor *s, int sig, const char *why)
 {
@@ -163,12 +193,6 @@ static void wait_after_kill(struct supervisor *s)
 }
 
 /*
- * SIGKILL whatever is still alive.  When the grace period ran its course,
- * a last pass for newcomers goes first, so that none meets only the
- * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
- * once, as asked.
- */
-/*
  * SIGKILL to runx's direct child through its pidfd, wherever it is: a
  * root job can move itself out of its cgroup (runx(1), STOPPING), and the
  * scope's kill does not reach it there.  escaped: the scope was found
@@ -176,21 +200,20 @@ static void wait_after_kill(struct supervisor *s)
  */
 static bool kill_direct_child(struct supervisor *s, bool escaped)
 {
-	char where[PATH_MAX + 32];
-
 	if (s->exited || s->pidfd < 0 ||
 	    runx_pidfd_send_signal(s->pidfd, SIGKILL) < 0)
 		return false;
 	if (escaped)
-		runx_error("the command (pid %d) had left %s; sent it SIGKILL "
-			   "through its pidfd",
-			   (int)s->res->pid,
-			   sup_scope_text(s, where, sizeof(where)));
-	if (escaped)
-		record_signal(s, SIGKILL, 1);
+		tell_escaped(s, SIGKILL);
 	return true;
 }
 
+/*
+ * SIGKILL whatever is still alive.  When the grace period ran its course,
+ * a last pass for newcomers goes first, so that none meets only the
+ * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
+ * once, as asked.
+ */
 void sup_escalate(struct supervisor *s, enum escalation why)
 {
 	char dur[32];
@@ -198,25 +221,35 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 
 	if (s->phase == STOPPING && why == GRACE_ENDED)
 		signal_newcomers(s);
-	int alive = sup_census(s, true);
+	int alive = sup_census_reaped(s);
 	s->phase = KILLING;
 	s->res->killed = alive;
 	if (alive == 0 && !s->live_unknown) {
-		if (kill_direct_child(s, true))
+		if (child_running(s) && kill_direct_child(s, true))
 			wait_after_kill(s);
 		return;
 	}
-	if (cut_short)
+	/* what -v and the report call alive: not a process already exiting
+	 * (of the first signal, say), which the SIGKILL still goes to */
+	int named = sup_take_named(s, &s->res->after_grace, true);
+	if (named >= 0 && !s->live_unknown)
+		s->res->killed = named;
+	runx_duration_format(s->stop->grace_ns, dur, sizeof(dur));
+	if (s->res->killed == 0)
+		runx_verbose("%d process%s exiting, not yet gone, when the %s "
+			     "grace period ended",
+			     alive, alive == 1 ? "" : "es", dur);
+	else if (cut_short)
 		runx_verbose("%d process%s still alive when the grace period "
 			     "was cut short",
-			     alive, alive == 1 ? "" : "es");
+			     s->res->killed, s->res->killed == 1 ? "" : "es");
 	else
-		runx_verbose(
-		    "%d process%s still alive after the %s grace "
-		    "period",
-		    alive, alive == 1 ? "" : "es",
-		    runx_duration_format(s->stop->grace_ns, dur, sizeof(dur)));
-	sup_name_alive(s, &s->res->after_grace, "after the grace period");
+		runx_verbose("%d process%s still alive after the %s grace "
+			     "period",
+			     s->res->killed, s->res->killed == 1 ? "" : "es",
+			     dur);
+	if (named >= 0)
+		sup_tell_named(&s->res->after_grace, "after the grace period");
 	sup_send_to_scope(s, SIGKILL, "sending");
 	kill_direct_child(s, false); /* in the scope or not: it must end */
 	wait_after_kill(s);

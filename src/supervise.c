@@ -135,13 +135,7 @@ static void command_ended(struct supervisor *s, int status)
 		    status);
 }
 
-/*
- * Reaps the command and, as subreaper or PID 1, every orphan.  With pidns
- * the direct child is the namespace's init: the scope gives the command's
- * status, when the init is reaped or, if leftovers keep the init alive,
- * as soon as the command ended (runx_scope_command_ended()).
- */
-static void reap(struct supervisor *s)
+void sup_reap(struct supervisor *s)
 {
 	int status;
 	pid_t pid;
@@ -453,7 +447,8 @@ static int supervise_loop(struct supervisor *s)
 		if (ev.signals)
 			drain_signals(s);
 		if (ev.signals || ev.child || ev.command)
-			reap(s); /* every child's death also queues SIGCHLD */
+			sup_reap(
+			    s); /* every child's death also queues SIGCHLD */
 		if (s->exited && s->phase == RUNNING)
 			sup_on_command_exit(s);
 		if (ev.deadline)
@@ -491,7 +486,7 @@ static void kill_without_poll(struct supervisor *s)
 	for (long round = 0; round < RUNX_KILL_WAIT_NS / tick_ns; round++) {
 		sup_close_watches(s);
 		runx_scope_kill(s->scope);
-		reap(s);
+		sup_reap(s);
 		if (s->exited && sup_census(s, false) == 0)
 			return;
 		nanosleep(&tick, NULL);

@@ -75,7 +75,36 @@ void sup_close_watches(struct supervisor *s);
  */
 int sup_census(struct supervisor *s, bool counting);
 
-/* watch.c: names the processes alive now into *named (-v, --report). */
+/* watch.c: true if runx has a child that has exited and is not reaped
+ * yet (waitid(2) with WNOWAIT: it stays so). */
+bool sup_zombie_child(void);
+
+/*
+ * watch.c: sup_census() (counting) after sup_reap(), again while a child
+ * of runx died meanwhile (4 rounds at most).  For the end of a grace
+ * period: an unreaped zombie of runx's own is a member that kill(2) still
+ * finds, which the group scope cannot tell from one /proc does not list
+ * (scope_group.c); it is not "still alive".  Returns the live count.
+ */
+int sup_census_reaped(struct supervisor *s);
+
+/*
+ * watch.c: lists the processes alive now into *named (-v, --report): at
+ * most RUNX_MAX_NAMED named (pid, age, command line), and the count of
+ * those and of the unlisted rest; a listed one that is gone or exiting
+ * (runx_proc_is_exiting()) is in neither.  reaping: the census is taken
+ * as sup_census_reaped() takes it (only where reaping the command cannot
+ * change what runx does next).  A census of the scope and a /proc/PID/stat
+ * and cmdline read per listed pid (one fd at a time).  Returns that count,
+ * or -1 without -v and --report (nothing taken).
+ */
+int sup_take_named(struct supervisor *s, struct runx_named *named,
+		   bool reaping);
+
+/* watch.c: says with -v what sup_take_named() took, "alive WHEN: ...". */
+void sup_tell_named(const struct runx_named *named, const char *when);
+
+/* watch.c: sup_take_named() and, if taken, sup_tell_named(). */
 void sup_name_alive(struct supervisor *s, struct runx_named *named,
 		    const char *when);
 
@@ -121,6 +150,15 @@ void sup_forward_times(struct supervisor *s, int sig, int times,
 /* stop.c: starts a stop with first signal sig (0: none, SIGKILL: no
  * grace period). */
 void sup_begin_stop(struct supervisor *s, int sig, const char *why);
+
+/*
+ * supervise.c: reaps the command and, as subreaper or PID 1, every orphan
+ * that has exited (wait4(2), WNOHANG: never blocks).  With pidns the direct
+ * child is the namespace's init: the scope gives the command's status, when
+ * the init is reaped or, if leftovers keep the init alive, as soon as the
+ * command ended (runx_scope_command_ended()).
+ */
+void sup_reap(struct supervisor *s);
 
 /* stop.c: SIGKILL to what is still alive, for the reason why. */
 void sup_escalate(struct supervisor *s, enum escalation why);

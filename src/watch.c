@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -55,13 +56,14 @@ int sup_census(struct supervisor *s, bool counting)
 	return s->live;
 }
 
-/* Reads one process's age and command line into *np; false if gone. */
+/* Reads one process's age and command line into *np; false if it is gone
+ * or exiting (runx_proc_is_exiting(): no longer running the job's code). */
 static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 		       struct runx_named_proc *np)
 {
 	struct runx_proc_stat st;
 
-	if (runx_proc_stat(pid, &st) < 0 || runx_proc_is_dead(&st))
+	if (runx_proc_stat(pid, &st) < 0 || runx_proc_is_exiting(&st))
 		return false;
 	np->pid = pid;
 	np->age_ns = now_ticks > st.start_time
@@ -74,7 +76,7 @@ static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 }
 
 /* Says with -v which processes are alive (pid, age, command line). */
-static void tell_named(const struct runx_named *named, const char *when)
+void sup_tell_named(const struct runx_named *named, const char *when)
 {
 	for (int i = 0; i < named->n; i++) {
 		const struct runx_named_proc *np = &named->v[i];
@@ -94,31 +96,67 @@ static void tell_named(const struct runx_named *named, const char *when)
 			     named->count - named->n);
 }
 
-/*
- * Names the processes alive now (at the deadline, or when the grace
- * ended): at most RUNX_MAX_NAMED, the rest counted, for -v and the report,
- * so a log shows what hung.  Only with -v or --report (a /proc scan).
- */
-void sup_name_alive(struct supervisor *s, struct runx_named *named,
-		    const char *when)
+bool sup_zombie_child(void)
+{
+	siginfo_t si = {.si_pid = 0};
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       si.si_pid != 0;
+}
+
+int sup_census_reaped(struct supervisor *s)
+{
+	int alive = 0;
+
+	for (int round = 0; round < 4; round++) {
+		sup_reap(s);
+		alive = sup_census(s, true);
+		if (alive == 0 || !sup_zombie_child())
+			break;
+	}
+	return alive;
+}
+
+int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 {
 	pid_t pids[RUNX_MAX_NAMED];
-	struct runx_census c = {.pids = pids, .maxpids = RUNX_MAX_NAMED};
+	struct runx_census c;
 	uint64_t now_ticks = runx_proc_uptime_ticks();
 	long hz = sysconf(_SC_CLK_TCK);
+	int passed = 0;
 
 	if (!s->count)
-		return;
+		return -1;
 	sup_close_watches(s);
-	runx_scope_census(s->scope, &c);
+	for (int round = 0; round < 4; round++) {
+		if (reaping)
+			sup_reap(s);
+		c = (struct runx_census){.pids = pids,
+					 .maxpids = RUNX_MAX_NAMED};
+		runx_scope_census(s->scope, &c);
+		if (!reaping || c.count == 0 || !sup_zombie_child())
+			break;
+	}
 	named->taken = true;
-	named->count = c.count;
 	named->n = 0;
 	for (int i = 0; i < c.npids; i++)
 		if (read_named(pids[i], now_ticks, hz > 0 ? hz : 100,
 			       &named->v[named->n]))
 			named->n++;
-	tell_named(named, when);
+		else
+			passed++;
+	/* the count is of what is named and of the unlisted rest: a listed
+	 * process gone or exiting meanwhile is neither */
+	named->count =
+	    c.count - passed > named->n ? c.count - passed : named->n;
+	return named->count;
+}
+
+void sup_name_alive(struct supervisor *s, struct runx_named *named,
+		    const char *when)
+{
+	if (sup_take_named(s, named, false) >= 0)
+		sup_tell_named(named, when);
 }
 
 /* A signal's name for messages. */
