@@ -165,6 +165,12 @@ int runx_scope_newcomers(struct runx_scope *s, int sig)
 	return s->ops->newcomers != NULL ? s->ops->newcomers(s, sig) : 0;
 }
 
+bool runx_scope_holds_child(const struct runx_scope *s)
+{
+	return s->ops->holds_child == NULL || s->child <= 0 ||
+	       s->ops->holds_child(s);
+}
+
 int runx_scope_kill(struct runx_scope *s)
 {
 	return s->ops->kill(s);

@@ -89,6 +89,11 @@ struct runx_scope_ops {
 	int (*event_fd)(const struct runx_scope *s);
 	/* "process group 123", "cgroup /sys/..." for messages. */
 	void (*describe)(const struct runx_scope *s, char *buf, size_t size);
+	/* False if the direct child, alive, has left the scope (a root job
+	 * that moved itself out of its cgroup, a setpgid(2) to another
+	 * group); NULL: it cannot leave (the tree's root, the namespace's
+	 * init). */
+	bool (*holds_child)(const struct runx_scope *s);
 	/* Undoes prepare (after the scope is empty); 0 or -errno. */
 	int (*release)(struct runx_scope *s);
 	/*
@@ -254,6 +259,15 @@ int runx_scope_newcomers(struct runx_scope *s, int sig);
  * the scope can.  Returns the number reached, or -errno.
  */
 int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count);
+
+/*
+ * False if runx's direct child, alive, is no longer a member of the scope
+ * (the ops' holds_child); true if it is, cannot leave, is gone, or where it
+ * cannot be told.  One system call at most (getpgid(2), or the pidfd's
+ * PIDFD_GET_INFO ioctl with a look at /proc/PID/cgroup where that cannot
+ * tell).
+ */
+bool runx_scope_holds_child(const struct runx_scope *s);
 
 /* SIGKILLs every process of the scope; reached, or -errno. */
 int runx_scope_kill(struct runx_scope *s);

@@ -513,6 +513,16 @@ static void cgroup_describe(const struct runx_scope *s, char *buf, size_t size)
 	snprintf(buf, size, "cgroup %s", s->priv != NULL ? CG(s)->path : "");
 }
 
+/* False if the command, alive, has left the job's cgroup subtree (a root
+ * job can move itself out): its pidfd, which runx holds, says where it
+ * is (pinned_in_job()). */
+static bool cgroup_holds_child(const struct runx_scope *s)
+{
+	if (!HAS_CG(s) || s->child_pidfd < 0 || !runx_scope_child_alive(s))
+		return true;
+	return pinned_in_job(CG(s), s->child_pidfd, s->child);
+}
+
 /* Empties (if needed) and removes the job's cgroup. */
 static int cgroup_release(struct runx_scope *s)
 {
@@ -539,5 +549,6 @@ const struct runx_scope_ops runx_scope_cgroup_ops = {
     .kill = cgroup_kill,
     .event_fd = cgroup_event_fd,
     .describe = cgroup_describe,
+    .holds_child = cgroup_holds_child,
     .release = cgroup_release,
 };

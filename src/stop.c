@@ -144,14 +144,39 @@ static bool child_running(const struct supervisor *s)
 	return si.si_pid == 0;
 }
 
-/* The first signal of a stop and SIGCONT, in one pass where the scope can. */
+/* True if the direct child runs outside the scope (it left it). */
+static bool child_escaped(struct supervisor *s)
+{
+	return !runx_scope_holds_child(s->scope) && child_running(s);
+}
+
+/* sig to the command, which left the scope, through its pidfd, saying so;
+ * true if sent. */
+static bool signal_escaped(struct supervisor *s, int sig)
+{
+	if (runx_pidfd_send_signal(s->pidfd, sig) < 0)
+		return false;
+	tell_escaped(s, sig);
+	return true;
+}
+
+/*
+ * The first signal of a stop and SIGCONT, in one pass where the scope can;
+ * to the command too, through its pidfd, if it left the scope (runx(1),
+ * STOPPING: it gets the first signal before the SIGKILL, as every process
+ * of the job does).
+ */
 static void send_stop_signal(struct supervisor *s, int sig, const char *why)
 {
 	sup_close_watches(s);
+	bool left = child_escaped(s);
 	int reached = runx_scope_stop_signal(s->scope, sig, s->count);
 	sent(s, sig, reached, why);
 	if (reached >= 0)
 		sent(s, SIGCONT, reached, "sending");
+	if (left && signal_escaped(s, sig) &&
+	    runx_pidfd_send_signal(s->pidfd, SIGCONT) == 0)
+		sup_record_signal(s, SIGCONT, 1, SENT_TO_COMMAND);
 }
 
 /* Arms the re-check timer: every RECHECK_NS while a stop is under way. */
@@ -229,6 +254,7 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 			wait_after_kill(s);
 		return;
 	}
+	bool left = child_escaped(s);
 	/* what -v and the report call alive: not a process already exiting
 	 * (of the first signal, say), which the SIGKILL still goes to */
 	int named = sup_take_named(s, &s->res->after_grace, true);
@@ -251,7 +277,7 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 	if (named >= 0)
 		sup_tell_named(&s->res->after_grace, "after the grace period");
 	sup_send_to_scope(s, SIGKILL, "sending");
-	kill_direct_child(s, false); /* in the scope or not: it must end */
+	kill_direct_child(s, left); /* in the scope or not: it must end */
 	wait_after_kill(s);
 }
 
@@ -323,12 +349,16 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
 	s->stop_sig = sig;
 	/* A stopped process cannot act on the first signal until continued. */
-	if (sig != 0 && sig != SIGKILL && sig != SIGCONT)
+	if (sig != 0 && sig != SIGKILL && sig != SIGCONT) {
 		send_stop_signal(s, sig, why);
-	else if (sig != 0)
+	} else if (sig != 0) {
+		bool left = child_escaped(s);
 		sup_send_to_scope(s, sig, why);
-	else
+		if (left)
+			signal_escaped(s, sig);
+	} else {
 		runx_verbose("%s: first signal is 0, nothing sent", why);
+	}
 	if (sig == SIGKILL) { /* the SIGKILL went out: no grace period */
 		s->phase = KILLING;
 		wait_after_kill(s);

@@ -70,6 +70,7 @@ for c in "${ZL_CASES[@]}"; do
 done
 nplan=$((nplan + 3 * ${#TRAP_SIGS[@]})) # pidns: a trapped first signal
 nplan=$((nplan + 5))                     # cgroup escape
+nplan=$((nplan + 8))                     # cgroup escape, a process left in
 nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
 nplan=$((nplan + 2))                     # slow reader
 nplan=$((nplan + 3 * 3 + 1))             # signal bursts: USR1, RTMIN+1, group RTMIN+1
@@ -343,6 +344,19 @@ pid_of() {
 	return 1
 }
 
+# assert_gone NAME PID START: ok if the process PID that started at START
+# (clock ticks) is gone (none found: not ok).
+assert_gone() {
+	local left
+	if [ -z "$2" ] || [ -z "$3" ]; then
+		not_ok "$1" "never found it"
+	elif left=$(H gone "$2" "$3"); then
+		ok "$1"
+	else
+		not_ok "$1" "pid $2: $left"
+	fi
+}
+
 # ====================================================================================
 # 1. A process that looks dead: Z in /proc/PID/stat, another thread runs.
 # The deadline is 5 s (time for python to start on a loaded machine and
@@ -481,6 +495,57 @@ else
 	fi
 	end_runx "$RUNX_PID"
 	assert_match "$name: runx says something escaped" "left|escaped|outside" "$(cat "$TMPD/err")"
+	assert_no_cgroup "$name: no runx cgroup left" "$RUNX_PID"
+	kill_marked "$m"
+fi
+
+# ====================================================================================
+# 3b. The same escape by a command that leaves a TERM-ignoring sleep in the
+# job's cgroup and handles TERM without exiting: the command, outside the
+# scope, gets the first signal through runx's pidfd too (its handler runs:
+# it does not meet only the SIGKILL), then SIGKILL; runx says both times
+# that it had left, and the report lists both signals to the command.
+name="cgroup scope, the command moves out and leaves a process in"
+why=$(scope_missing cgroup)
+[ $is_root = yes ] || why="not root: cannot move into the root cgroup"
+if [ -n "$why" ]; then
+	skips 8 "$name" "$why"
+else
+	new_marker m
+	got=$TMPD/got.$m
+	t0=$(now_ms)
+	bg_scope cgroup -t 1.5 -k 1 --report="$TMPD/left.json" -- sh -c \
+		'(trap "" TERM; exec sleep "$2") & echo $$ >"$1/cgroup.procs" &&
+		trap "echo TERM >\"\$3\"" TERM && while :; do sleep 0.2; done' \
+		sh "$CGMNT" "$m" "$got"
+	spid=$(pid_of "$m" sleep 10) || spid=
+	cpid=$(pid_of "$m" sh 10) || cpid=
+	sstart=''
+	cstart=''
+	[ -n "$spid" ] && sstart=$(H start "$spid")
+	[ -n "$cpid" ] && cstart=$(H start "$cpid")
+	wait_runx "$RUNX_PID" 15
+	el=$(($(now_ms) - t0))
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
+		ok "$name: 124 within 10 s (${el} ms)"
+	else
+		not_ok "$name: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+	fi
+	end_runx "$RUNX_PID"
+	assert_eq "$name: the command's TERM handler ran (the first signal, through runx's pidfd)" \
+		TERM "$(cat "$got" 2>/dev/null)"
+	assert_gone "$name: the command is dead" "$cpid" "$cstart"
+	assert_gone "$name: the sleep left in the cgroup is dead" "$spid" "$sstart"
+	err=$(cat "$TMPD/err")
+	assert_match "$name: runx says it had left, at the first signal" \
+		"had left cgroup [^;]*; sent it SIGTERM through its pidfd" "$err"
+	assert_match "$name: runx says it had left, at the SIGKILL" \
+		"had left cgroup [^;]*; sent it SIGKILL through its pidfd" "$err"
+	assert_eq "$name: the report lists SIGTERM, SIGCONT and SIGKILL to the command" \
+		"SIGTERM SIGCONT SIGKILL" \
+		"$(jq -r --arg s "command (pid ${cpid:-none})" \
+			'[.signals_sent[] | select(.scope == $s) | .signal] | join(" ")' \
+			"$TMPD/left.json" 2>&1)"
 	assert_no_cgroup "$name: no runx cgroup left" "$RUNX_PID"
 	kill_marked "$m"
 fi
