@@ -146,9 +146,17 @@ int runx_cgroup_each_pid(struct runx_cgroup *cg,
 int runx_cgroup_count(struct runx_cgroup *cg);
 
 /*
- * True if pid is (still) in the job's cgroup subtree, by its
- * /proc/PID/cgroup: guards against a pid reused between reading
- * cgroup.procs and signalling it.
+ * Where pid is, by its /proc/PID/cgroup (the "0::" line, cgroups(7)): 1 in
+ * the job's cgroup subtree, 0 outside it, -1 if that cannot be told (the
+ * file unreadable: the process gone, out of fds; or the job's path
+ * relative to the cgroup2 mount unknown).  One fd for the read.
+ */
+int runx_cgroup_where(const struct runx_cgroup *cg, pid_t pid);
+
+/*
+ * True if pid is (still) in the job's cgroup subtree (runx_cgroup_where()
+ * says 1): guards against a pid reused between reading cgroup.procs and
+ * signalling it.
  */
 bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid);
 

@@ -103,25 +103,30 @@ int runx_cgroup_count(struct runx_cgroup *cg)
 	return r < 0 ? r : count;
 }
 
-bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid)
+int runx_cgroup_where(const struct runx_cgroup *cg, pid_t pid)
 {
 	char path[64], text[PATH_MAX + 64];
 
 	if (cg->rel[0] == '\0')
-		return false;
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	/* a path longer than text (a cgroup nested deep below the job's) is
 	 * cut short, after the prefix compared here */
 	if (runx_cgroup_read_file(path, text, sizeof(text)) < 0)
-		return false;
+		return -1;
 	char *line = strstr(text, "0::");
 	if (line == NULL || (line != text && line[-1] != '\n'))
-		return false;
+		return -1;
 	line += 3;
 	line[strcspn(line, "\n")] = '\0';
 	size_t wl = strlen(cg->rel);
 	return strncmp(line, cg->rel, wl) == 0 &&
 	       (line[wl] == '\0' || line[wl] == '/');
+}
+
+bool runx_cgroup_holds(const struct runx_cgroup *cg, pid_t pid)
+{
+	return runx_cgroup_where(cg, pid) == 1;
 }
 
 /* SIGKILLs pid through a pidfd and counts it in *arg. */

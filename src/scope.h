@@ -90,9 +90,9 @@ struct runx_scope_ops {
 	/* "process group 123", "cgroup /sys/..." for messages. */
 	void (*describe)(const struct runx_scope *s, char *buf, size_t size);
 	/* False if the direct child, alive, has left the scope (a root job
-	 * that moved itself out of its cgroup, a setpgid(2) to another
-	 * group); NULL: it cannot leave (the tree's root, the namespace's
-	 * init). */
+	 * that moved itself out of its cgroup); NULL: it cannot leave (the
+	 * tree's root, the namespace's init, the group's leader: a session
+	 * leader cannot setpgid(2), setsid(2)). */
 	bool (*holds_child)(const struct runx_scope *s);
 	/* Undoes prepare (after the scope is empty); 0 or -errno. */
 	int (*release)(struct runx_scope *s);
@@ -262,10 +262,10 @@ int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count);
 
 /*
  * False if runx's direct child, alive, is no longer a member of the scope
- * (the ops' holds_child); true if it is, cannot leave, is gone, or where it
- * cannot be told.  One system call at most (getpgid(2), or the pidfd's
- * PIDFD_GET_INFO ioctl with a look at /proc/PID/cgroup where that cannot
- * tell).
+ * (the ops' holds_child); true if it is, cannot leave, has exited, or where
+ * it cannot be told.  The cgroup scope: a waitid(2) of the child's pidfd,
+ * its PIDFD_GET_INFO ioctl, and where that cannot tell one read of
+ * /proc/PID/cgroup (one fd); the other scopes: nothing.
  */
 bool runx_scope_holds_child(const struct runx_scope *s);
 

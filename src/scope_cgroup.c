@@ -309,12 +309,12 @@ static void remember_reached(struct cgroup_signal *cs,
  * The unfrozen first pass over one pid of cgroup.procs: pins it with a
  * pidfd first, then reads its /proc/PID/stat.  A process whose start
  * time is a whole clock tick before the walk began held the pid from
- * before it was listed until the read, so it is the listed process (of
- * the job) and the one pinned: it is signalled with no cgroup check (one
- * ioctl(2) less per process).  A younger one, or one /proc cannot show,
- * gets pinned_in_job().  1 if signalled (and remembered), 0 (gone,
- * passed over, not the job's), or -errno; -ENOSYS when pidfd_open(2) is
- * refused (the caller signals it the other way).
+ * before it was listed until the read, so it is the listed process (the
+ * job's as of the listing) and the one pinned: it is signalled with no cgroup
+ * check (one ioctl(2) less per process).  A younger one, or one /proc cannot
+ * show, gets pinned_in_job().  1 if signalled (and remembered), 0 (gone, passed
+ * over, not the job's), or -errno; -ENOSYS when pidfd_open(2) is refused (the
+ * caller signals it the other way).
  */
 static int first_pass_pid(struct cgroup_signal *cs, pid_t pid)
 {
@@ -513,14 +513,23 @@ static void cgroup_describe(const struct runx_scope *s, char *buf, size_t size)
 	snprintf(buf, size, "cgroup %s", s->priv != NULL ? CG(s)->path : "");
 }
 
-/* False if the command, alive, has left the job's cgroup subtree (a root
- * job can move itself out): its pidfd, which runx holds, says where it
- * is (pinned_in_job()). */
+/*
+ * False if the command, alive, has left the job's cgroup subtree (a root
+ * job can move itself out): its pidfd's cgroup id is the job cgroup's
+ * (PIDFD_GET_INFO, Linux 6.13), or else /proc/PID/cgroup says where it is
+ * (runx_cgroup_where()).  Where neither can tell, it is held: a command
+ * still inside must not get its first signal twice.
+ */
 static bool cgroup_holds_child(const struct runx_scope *s)
 {
+	uint64_t id;
+
 	if (!HAS_CG(s) || s->child_pidfd < 0 || !runx_scope_child_alive(s))
 		return true;
-	return pinned_in_job(CG(s), s->child_pidfd, s->child);
+	if (CG(s)->id != 0 && runx_pidfd_cgroupid(s->child_pidfd, &id) == 0 &&
+	    id == CG(s)->id)
+		return true;
+	return runx_cgroup_where(CG(s), s->child) != 0;
 }
 
 /* Empties (if needed) and removes the job's cgroup. */

@@ -256,16 +256,6 @@ static void group_describe(const struct runx_scope *s, char *buf, size_t size)
 	snprintf(buf, size, "process group %d", (int)s->child);
 }
 
-/* False if the command, alive, has moved to another process group
- * (setpgid(2)): getpgid(2) of runx's own unreaped child, whose pid cannot
- * name another process. */
-static bool group_holds_child(const struct runx_scope *s)
-{
-	pid_t pgrp = getpgid(s->child);
-
-	return pgrp < 0 || pgrp == s->child;
-}
-
 const struct runx_scope_ops runx_scope_group_ops = {
     .kind = RUNX_SCOPE_GROUP,
     .prepare = group_prepare,
@@ -276,6 +266,5 @@ const struct runx_scope_ops runx_scope_group_ops = {
     .kill = group_kill,
     .event_fd = NULL,
     .describe = group_describe,
-    .holds_child = group_holds_child,
     .release = group_release,
 };

@@ -31,10 +31,12 @@ void sup_record_signal(struct supervisor *s, int sig, int reached,
 	    .offset_ns = runx_now_ns() - r->start_ns,
 	    .signo = sig,
 	    .reached = reached,
-	    .to_command = as == SENT_TO_COMMAND,
+	    .to_command =
+		as == SENT_TO_COMMAND || as == SENT_BY_STOP_TO_COMMAND,
 	};
 
-	runx_signal_log_add(&r->signals, &e, as != SENT_BY_STOP);
+	runx_signal_log_add(&r->signals, &e,
+			    as == SENT_FORWARDED || as == SENT_TO_COMMAND);
 }
 
 /* Adds one signal of a stop to the result's list. */
@@ -125,7 +127,7 @@ static void tell_escaped(struct supervisor *s, int sig)
 		   "pidfd",
 		   (int)s->res->pid, sup_scope_text(s, where, sizeof(where)),
 		   sup_signame(sig, name, sizeof(name)));
-	sup_record_signal(s, sig, 1, SENT_TO_COMMAND);
+	sup_record_signal(s, sig, 1, SENT_BY_STOP_TO_COMMAND);
 }
 
 /*
@@ -176,7 +178,7 @@ static void send_stop_signal(struct supervisor *s, int sig, const char *why)
 		sent(s, SIGCONT, reached, "sending");
 	if (left && signal_escaped(s, sig) &&
 	    runx_pidfd_send_signal(s->pidfd, SIGCONT) == 0)
-		sup_record_signal(s, SIGCONT, 1, SENT_TO_COMMAND);
+		sup_record_signal(s, SIGCONT, 1, SENT_BY_STOP_TO_COMMAND);
 }
 
 /* Arms the re-check timer: every RECHECK_NS while a stop is under way. */
@@ -234,49 +236,67 @@ static bool kill_direct_child(struct supervisor *s, bool escaped)
 }
 
 /*
- * SIGKILL whatever is still alive.  When the grace period ran its course,
- * a last pass for newcomers goes first, so that none meets only the
- * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
- * once, as asked.
+ * Counts and names (-v, --report) what is alive as the grace period ends,
+ * alive being the census's count: not a process already exiting (of the
+ * first signal, say), which the SIGKILL still goes to; the command, if it
+ * left the scope (left), is one more.  Says it with -v.
  */
-void sup_escalate(struct supervisor *s, enum escalation why)
+static void tell_alive(struct supervisor *s, int alive, bool cut_short,
+		       bool left)
 {
 	char dur[32];
-	bool cut_short = why == CUT_SHORT;
+	struct runx_named *named = &s->res->after_grace;
 
-	if (s->phase == STOPPING && why == GRACE_ENDED)
-		signal_newcomers(s);
-	int alive = sup_census_reaped(s);
-	s->phase = KILLING;
-	s->res->killed = alive;
-	if (alive == 0 && !s->live_unknown) {
-		if (child_running(s) && kill_direct_child(s, true))
-			wait_after_kill(s);
-		return;
-	}
-	bool left = child_escaped(s);
-	/* what -v and the report call alive: not a process already exiting
-	 * (of the first signal, say), which the SIGKILL still goes to */
-	int named = sup_take_named(s, &s->res->after_grace, true);
-	if (named >= 0 && !s->live_unknown)
-		s->res->killed = named;
+	if ((alive > 0 || s->live_unknown) &&
+	    sup_take_named(s, named, true) >= 0 && !s->live_unknown)
+		s->res->killed = named->count;
+	if (left && sup_add_named(s, named, s->res->pid))
+		s->res->killed++;
+	int k = s->res->killed;
 	runx_duration_format(s->stop->grace_ns, dur, sizeof(dur));
-	if (s->res->killed == 0)
-		runx_verbose("%d process%s exiting, not yet gone, when the %s "
-			     "grace period ended",
-			     alive, alive == 1 ? "" : "es", dur);
+	if (k == 0 && cut_short)
+		runx_verbose("what is left is exiting, not yet gone, when the "
+			     "grace period was cut short");
+	else if (k == 0)
+		runx_verbose("what is left is exiting, not yet gone, when the "
+			     "%s grace period ended",
+			     dur);
 	else if (cut_short)
 		runx_verbose("%d process%s still alive when the grace period "
 			     "was cut short",
-			     s->res->killed, s->res->killed == 1 ? "" : "es");
+			     k, k == 1 ? "" : "es");
 	else
 		runx_verbose("%d process%s still alive after the %s grace "
 			     "period",
-			     s->res->killed, s->res->killed == 1 ? "" : "es",
-			     dur);
-	if (named >= 0)
-		sup_tell_named(&s->res->after_grace, "after the grace period");
-	sup_send_to_scope(s, SIGKILL, "sending");
+			     k, k == 1 ? "" : "es", dur);
+	if (named->taken)
+		sup_tell_named(named, "after the grace period");
+}
+
+/*
+ * SIGKILL whatever is still alive.  When the grace period ran its course,
+ * a last pass for newcomers goes first, so that none meets only the
+ * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
+ * once, as asked.  A command that left the scope gets its SIGKILL through
+ * its pidfd, said on stderr; one that is exiting, not reaped yet (the
+ * scope found empty), gets it without a word.
+ */
+void sup_escalate(struct supervisor *s, enum escalation why)
+{
+	if (s->phase == STOPPING && why == GRACE_ENDED)
+		signal_newcomers(s);
+	int alive = sup_census_reaped(s);
+	bool left = child_escaped(s);
+	s->phase = KILLING;
+	s->res->killed = alive;
+	if (alive == 0 && !s->live_unknown && !left) {
+		if (child_running(s) && kill_direct_child(s, false))
+			wait_after_kill(s);
+		return;
+	}
+	tell_alive(s, alive, why == CUT_SHORT, left);
+	if (alive > 0 || s->live_unknown)
+		sup_send_to_scope(s, SIGKILL, "sending");
 	kill_direct_child(s, left); /* in the scope or not: it must end */
 	wait_after_kill(s);
 }

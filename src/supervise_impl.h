@@ -101,6 +101,14 @@ int sup_census_reaped(struct supervisor *s);
 int sup_take_named(struct supervisor *s, struct runx_named *named,
 		   bool reaping);
 
+/*
+ * watch.c: adds process pid (not listed by the scope: the command outside
+ * it) to *named, making the list if it was not taken; without -v and
+ * --report nothing is listed.  False if pid is gone or exiting
+ * (runx_proc_is_exiting(), read now: one fd at a time), else true.
+ */
+bool sup_add_named(struct supervisor *s, struct runx_named *named, pid_t pid);
+
 /* watch.c: says with -v what sup_take_named() took, "alive WHEN: ...". */
 void sup_tell_named(const struct runx_named *named, const char *when);
 
@@ -121,8 +129,10 @@ const char *sup_scope_text(struct supervisor *s, char *buf, size_t size);
 /* What a recorded signal was: the report lists a stop's own signals
  * first when there are too many (signal_log.h). */
 enum sup_sent_as {
-	SENT_BY_STOP,	 /* a stop's, job control's: to the scope */
-	SENT_FORWARDED,	 /* only forwarded, to the scope */
+	SENT_BY_STOP,		 /* a stop's, job control's: to the scope */
+	SENT_BY_STOP_TO_COMMAND, /* a stop's, to the command alone (it left
+				  * the scope) */
+	SENT_FORWARDED,		 /* only forwarded, to the scope */
 	SENT_TO_COMMAND, /* only forwarded, to the command (--forward-to) */
 };
 

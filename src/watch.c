@@ -56,14 +56,25 @@ int sup_census(struct supervisor *s, bool counting)
 	return s->live;
 }
 
-/* Reads one process's age and command line into *np; false if it is gone
- * or exiting (runx_proc_is_exiting(): no longer running the job's code). */
+/* True if pid is gone or exiting (runx_proc_is_exiting()), by a read of
+ * its /proc/PID/stat into *st. */
+static bool gone_or_exiting(pid_t pid, struct runx_proc_stat *st)
+{
+	return runx_proc_stat(pid, st) < 0 || runx_proc_is_exiting(st);
+}
+
+/*
+ * Reads one process's age and command line into *np; false if it is gone
+ * or exiting (no longer running the job's code), also when that happened
+ * between the two reads: an exiting process's command line is empty once
+ * its memory is released, so an empty one is checked again.
+ */
 static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 		       struct runx_named_proc *np)
 {
 	struct runx_proc_stat st;
 
-	if (runx_proc_stat(pid, &st) < 0 || runx_proc_is_exiting(&st))
+	if (gone_or_exiting(pid, &st))
 		return false;
 	np->pid = pid;
 	np->age_ns = now_ticks > st.start_time
@@ -72,7 +83,7 @@ static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 			 : 0;
 	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
 	np->argv_len = n > 0 ? (size_t)n : 0;
-	return true;
+	return n > 0 || !gone_or_exiting(pid, &st);
 }
 
 /* Says with -v which processes are alive (pid, age, command line). */
@@ -150,6 +161,24 @@ int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 	named->count =
 	    c.count - passed > named->n ? c.count - passed : named->n;
 	return named->count;
+}
+
+bool sup_add_named(struct supervisor *s, struct runx_named *named, pid_t pid)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!s->count)
+		return true;
+	if (!named->taken)
+		*named = (struct runx_named){.taken = true};
+	if (named->n < RUNX_MAX_NAMED) {
+		if (!read_named(pid, runx_proc_uptime_ticks(),
+				hz > 0 ? hz : 100, &named->v[named->n]))
+			return false;
+		named->n++;
+	}
+	named->count++;
+	return true;
 }
 
 void sup_name_alive(struct supervisor *s, struct runx_named *named,
