@@ -91,8 +91,10 @@ int sup_census_reaped(struct supervisor *s);
 /*
  * watch.c: lists the processes alive now into *named (-v, --report): at
  * most RUNX_MAX_NAMED named (pid, age, command line), and the count of
- * those and of the unlisted rest; a listed one that is gone or exiting
- * (runx_proc_is_exiting()) is in neither.  reaping: the census is taken
+ * those, of listed ones /proc cannot show but the kernel still has (a
+ * pidfd_open(2) each), and of the rest past the list's end; a listed one
+ * that is gone or exiting (runx_proc_is_exiting()) is in none, nor what
+ * the census counted without listing it.  reaping: the census is taken
  * as sup_census_reaped() takes it (only where reaping the command cannot
  * change what runx does next).  A census of the scope and a /proc/PID/stat
  * and cmdline read per listed pid (one fd at a time).  Returns that count,
@@ -103,9 +105,10 @@ int sup_take_named(struct supervisor *s, struct runx_named *named,
 
 /*
  * watch.c: adds process pid (not listed by the scope: the command outside
- * it) to *named, making the list if it was not taken; without -v and
- * --report nothing is listed.  False if pid is gone or exiting
- * (runx_proc_is_exiting(), read now: one fd at a time), else true.
+ * it) to *named, making the list if it was not taken (named if /proc shows
+ * it, else only counted); without -v and --report nothing is listed.
+ * False if pid is gone or exiting (runx_proc_is_exiting(), read now: one
+ * fd at a time), else true.
  */
 bool sup_add_named(struct supervisor *s, struct runx_named *named, pid_t pid);
 

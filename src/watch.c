@@ -20,6 +20,7 @@
 #include "proc.h"
 #include "signals.h"
 #include "supervise_impl.h"
+#include "syscalls.h"
 
 /* Closes the census's pidfds, freeing fds for the next /proc walk. */
 void sup_close_watches(struct supervisor *s)
@@ -63,19 +64,41 @@ static bool gone_or_exiting(pid_t pid, struct runx_proc_stat *st)
 	return runx_proc_stat(pid, st) < 0 || runx_proc_is_exiting(st);
 }
 
+/* What read_named() found of a process. */
+enum named_read {
+	READ_NAMED,  /* alive: *np filled */
+	READ_GONE,   /* gone, or exiting */
+	READ_UNSEEN, /* there, but /proc/PID shows nothing of it (a mount over
+		      * it, runx out of fds) */
+};
+
+/* True if pid names a process the kernel still has (pidfd_open(2) does
+ * not say ESRCH): what /proc could not show is not taken for gone. */
+static bool still_there(pid_t pid)
+{
+	int fd = runx_pidfd_open(pid, 0);
+
+	if (fd < 0)
+		return errno != ESRCH;
+	close(fd);
+	return true;
+}
+
 /*
- * Reads one process's age and command line into *np; false if it is gone
- * or exiting (no longer running the job's code), also when that happened
- * between the two reads: an exiting process's command line is empty once
- * its memory is released, so an empty one is checked again.
+ * Reads one process's age and command line into *np.  Gone or exiting
+ * (no longer running the job's code) also when that happened between the
+ * two reads: an exiting process's command line is empty once its memory
+ * is released, so an empty one is checked again.
  */
-static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
-		       struct runx_named_proc *np)
+static enum named_read read_named(pid_t pid, uint64_t now_ticks, long hz,
+				  struct runx_named_proc *np)
 {
 	struct runx_proc_stat st;
 
-	if (gone_or_exiting(pid, &st))
-		return false;
+	if (runx_proc_stat(pid, &st) < 0)
+		return still_there(pid) ? READ_UNSEEN : READ_GONE;
+	if (runx_proc_is_exiting(&st))
+		return READ_GONE;
 	np->pid = pid;
 	np->age_ns = now_ticks > st.start_time
 			 ? (int64_t)((now_ticks - st.start_time) *
@@ -83,7 +106,7 @@ static bool read_named(pid_t pid, uint64_t now_ticks, long hz,
 			 : 0;
 	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
 	np->argv_len = n > 0 ? (size_t)n : 0;
-	return n > 0 || !gone_or_exiting(pid, &st);
+	return n > 0 || !gone_or_exiting(pid, &st) ? READ_NAMED : READ_GONE;
 }
 
 /* Says with -v which processes are alive (pid, age, command line). */
@@ -134,7 +157,7 @@ int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 	struct runx_census c;
 	uint64_t now_ticks = runx_proc_uptime_ticks();
 	long hz = sysconf(_SC_CLK_TCK);
-	int passed = 0;
+	int unseen = 0;
 
 	if (!s->count)
 		return -1;
@@ -150,16 +173,19 @@ int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 	}
 	named->taken = true;
 	named->n = 0;
-	for (int i = 0; i < c.npids; i++)
-		if (read_named(pids[i], now_ticks, hz > 0 ? hz : 100,
-			       &named->v[named->n]))
-			named->n++;
-		else
-			passed++;
-	/* the count is of what is named and of the unlisted rest: a listed
-	 * process gone or exiting meanwhile is neither */
-	named->count =
-	    c.count - passed > named->n ? c.count - passed : named->n;
+	for (int i = 0; i < c.npids; i++) {
+		enum named_read r = read_named(
+		    pids[i], now_ticks, hz > 0 ? hz : 100, &named->v[named->n]);
+		named->n += r == READ_NAMED;
+		unseen += r == READ_UNSEEN;
+	}
+	/* the count is of what is named, what is there unseen and, past the
+	 * list's end, the rest the census counted; not what it counted
+	 * without listing it (a cgroup still populated by exiting tasks,
+	 * which cgroup.procs no longer lists) */
+	named->count = named->n + unseen;
+	if (c.npids >= c.maxpids && c.count > c.npids)
+		named->count += c.count - c.npids;
 	return named->count;
 }
 
@@ -172,10 +198,12 @@ bool sup_add_named(struct supervisor *s, struct runx_named *named, pid_t pid)
 	if (!named->taken)
 		*named = (struct runx_named){.taken = true};
 	if (named->n < RUNX_MAX_NAMED) {
-		if (!read_named(pid, runx_proc_uptime_ticks(),
-				hz > 0 ? hz : 100, &named->v[named->n]))
+		enum named_read r =
+		    read_named(pid, runx_proc_uptime_ticks(), hz > 0 ? hz : 100,
+			       &named->v[named->n]);
+		if (r == READ_GONE)
 			return false;
-		named->n++;
+		named->n += r == READ_NAMED;
 	}
 	named->count++;
 	return true;

@@ -344,6 +344,26 @@ pid_of() {
 	return 1
 }
 
+# root_cgroup_why: why the cgroup escape cases cannot run here (the cgroup
+# scope missing, or not root: no moving into the root cgroup), or nothing.
+root_cgroup_why() {
+	local why
+	why=$(scope_missing cgroup)
+	[ $is_root = yes ] || why="not root: cannot move into the root cgroup"
+	echo "$why"
+}
+
+# assert_124_within NAME T0: ok if runx (RUNX_STATUS, after wait_runx)
+# returned 124 within 10 s of T0 (now_ms).
+assert_124_within() {
+	local el=$(($(now_ms) - $2))
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
+		ok "$1: 124 within 10 s (${el} ms)"
+	else
+		not_ok "$1: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+	fi
+}
+
 # assert_gone NAME PID START: ok if the process PID that started at START
 # (clock ticks) is gone (none found: not ok).
 assert_gone() {
@@ -463,8 +483,7 @@ done
 # it through its pidfd at the end of the grace period, says what escaped,
 # returns (124 within 10 s) and removes its cgroup.
 name="cgroup scope, the command moves itself to the cgroup2 root"
-why=$(scope_missing cgroup)
-[ $is_root = yes ] || why="not root: cannot move into the root cgroup"
+why=$(root_cgroup_why)
 if [ -n "$why" ]; then
 	skips 5 "$name" "$why"
 else
@@ -478,20 +497,11 @@ else
 	assert_eq "$name: setup: it runs in the root cgroup" "0::/" \
 		"$(grep '^0::' "/proc/${pid:-none}/cgroup" 2>/dev/null)"
 	wait_runx "$RUNX_PID" 15
-	el=$(($(now_ms) - t0))
-	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
-		ok "$name: 124 within 10 s (${el} ms)"
-	else
-		not_ok "$name: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
-	fi
+	assert_124_within "$name" "$t0"
 	if [ "$RUNX_STATUS" = hung ]; then
 		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "runx never returned"
-	elif [ -z "$start" ]; then
-		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "never found it"
-	elif left=$(H gone "$pid" "$start"); then
-		ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)"
 	else
-		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "pid $pid: $left"
+		assert_gone "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "$pid" "$start"
 	fi
 	end_runx "$RUNX_PID"
 	assert_match "$name: runx says something escaped" "left|escaped|outside" "$(cat "$TMPD/err")"
@@ -509,8 +519,7 @@ fi
 # before the deadline (the sleep ignores it) fill the report's first 32
 # entries: a stop's signals are listed past them (signal_log.h).
 name="cgroup scope, the command moves out and leaves a process in"
-why=$(scope_missing cgroup)
-[ $is_root = yes ] || why="not root: cannot move into the root cgroup"
+why=$(root_cgroup_why)
 if [ -n "$why" ]; then
 	skips 10 "$name" "$why"
 else
@@ -529,12 +538,7 @@ else
 	[ -n "$cpid" ] && cstart=$(H start "$cpid")
 	for _ in $(seq 40); do kill -s RTMIN+1 "$RUNX_PID" 2>/dev/null; done
 	wait_runx "$RUNX_PID" 15
-	el=$(($(now_ms) - t0))
-	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
-		ok "$name: 124 within 10 s (${el} ms)"
-	else
-		not_ok "$name: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
-	fi
+	assert_124_within "$name" "$t0"
 	end_runx "$RUNX_PID"
 	assert_eq "$name: the command's TERM handler ran (the first signal, through runx's pidfd)" \
 		TERM "$(cat "$got" 2>/dev/null)"
