@@ -354,13 +354,14 @@ root_cgroup_why() {
 }
 
 # assert_124_within NAME T0: ok if runx (RUNX_STATUS, after wait_runx)
-# returned 124 within 10 s of T0 (now_ms).
+# returned 124 within 60 s of T0 (now_ms): a bound that holds on a machine
+# many times slower than usual, far below a hang (wait_runx's 90 s guard).
 assert_124_within() {
 	local el=$(($(now_ms) - $2))
-	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 10000 ]; then
-		ok "$1: 124 within 10 s (${el} ms)"
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 60000 ]; then
+		ok "$1: 124 within 60 s (${el} ms)"
 	else
-		not_ok "$1: 124 within 10 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+		not_ok "$1: 124 within 60 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
 	fi
 }
 
@@ -381,8 +382,9 @@ assert_gone() {
 # 1. A process that looks dead: Z in /proc/PID/stat, another thread runs.
 # The deadline is 5 s (time for python to start on a loaded machine and
 # its main thread to exit well before it).  TERM-ignoring: a 1 s grace,
-# and runx must return within 15 s of its start.  Not ignoring TERM: a
-# 30 s grace, which the first signal must make needless (15 s again).
+# and runx must return within 60 s of its start (a bound for a machine
+# many times slower than usual, not a measurement).  Not ignoring TERM: a
+# 300 s grace, which the first signal must make needless (60 s again).
 for c in "${ZL_CASES[@]}"; do
 	read -r sc place ign <<<"$c"
 	what="$sc scope, the command's"
@@ -403,7 +405,7 @@ for c in "${ZL_CASES[@]}"; do
 		zl=(sh -c '"$0" "$@" & sleep "$2"; :' "${zl[@]}")
 	fi
 	grace=1
-	[ "$ign" = 0 ] && grace=30
+	[ "$ign" = 0 ] && grace=300
 	t0=$(now_ms)
 	bg_scope "$sc" -t 5 -k "$grace" -- "${zl[@]}"
 	pid=$(pid_of "$m" "$PY") || pid=
@@ -417,12 +419,12 @@ for c in "${ZL_CASES[@]}"; do
 		not_ok "$name): setup: Z with a live thread before the deadline" \
 			"pid '${pid:-none}', $(($(now_ms) - t0)) ms after the start: $(cat "/proc/$pid/stat" 2>/dev/null)"
 	fi
-	wait_runx "$RUNX_PID" 20
+	wait_runx "$RUNX_PID" 90
 	el=$(($(now_ms) - t0))
-	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 15000 ]; then
-		ok "$name): 124 within 15 s (${el} ms)"
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 60000 ]; then
+		ok "$name): 124 within 60 s (${el} ms)"
 	else
-		not_ok "$name): 124 within 15 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+		not_ok "$name): 124 within 60 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
 	fi
 	if [ "$RUNX_STATUS" = hung ]; then
 		not_ok "$name): gone once runx returned, as a pidfd says" "runx never returned"
@@ -448,7 +450,7 @@ done
 # ====================================================================================
 # 2. pidns: the first signal, whichever -s names, reaches the job.  The
 # job's shell traps it and exits after the handler; its background sleep
-# dies of the same signal: 124 long before the 8 s grace (5 s bound).
+# dies of the same signal: 124 long before the 120 s grace (60 s bound).
 for sig in "${TRAP_SIGS[@]}"; do
 	name="pidns scope, -s $sig"
 	why=$(scope_missing pidns)
@@ -464,15 +466,15 @@ for sig in "${TRAP_SIGS[@]}"; do
 	[ "$sig" = RTMIN+3 ] && tsig=$(kill -l RTMIN+3) rsig=$tsig
 	t0=$(now_ms)
 	s=0
-	guarded 40 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns -s "$rsig" -t 0.5 -k 8 -- \
+	guarded 150 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns -s "$rsig" -t 0.5 -k 120 -- \
 		sh -c 'trap "echo got >$1" '"$tsig"'; sleep "$2" & wait' sh "$f" "$m" >"$TMPD/out" 2>"$TMPD/err" || s=$?
 	el=$(($(now_ms) - t0))
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
 	assert_eq "$name: the job's $sig handler ran" got "$(cat "$f" 2>/dev/null)"
-	if [ "$el" -lt 5000 ]; then
-		ok "$name: the job ends on it, no 8 s grace (${el} ms < 5000)"
+	if [ "$el" -lt 60000 ]; then
+		ok "$name: the job ends on it, no 120 s grace (${el} ms < 60000)"
 	else
-		not_ok "$name: the job ends on it, no 8 s grace" "${el} ms"
+		not_ok "$name: the job ends on it, no 120 s grace" "${el} ms"
 	fi
 	kill_marked "$m"
 done
@@ -481,7 +483,7 @@ done
 # 3. A root job that moves itself to the root of the cgroup2 hierarchy,
 # ignores TERM and sleeps (runx's direct child, escaped): runx SIGKILLs
 # it through its pidfd at the end of the grace period, says what escaped,
-# returns (124 within 10 s) and removes its cgroup.
+# returns (124 within 60 s) and removes its cgroup.
 name="cgroup scope, the command moves itself to the cgroup2 root"
 why=$(root_cgroup_why)
 if [ -n "$why" ]; then
@@ -496,7 +498,7 @@ else
 	[ -n "$pid" ] && start=$(H start "$pid")
 	assert_eq "$name: setup: it runs in the root cgroup" "0::/" \
 		"$(grep '^0::' "/proc/${pid:-none}/cgroup" 2>/dev/null)"
-	wait_runx "$RUNX_PID" 15
+	wait_runx "$RUNX_PID" 90
 	assert_124_within "$name" "$t0"
 	if [ "$RUNX_STATUS" = hung ]; then
 		not_ok "$name: the escaped command is dead (SIGKILL through runx's pidfd)" "runx never returned"
@@ -538,7 +540,7 @@ else
 	[ -n "$spid" ] && sstart=$(H start "$spid")
 	[ -n "$cpid" ] && cstart=$(H start "$cpid")
 	for _ in $(seq 40); do kill -s RTMIN+1 "$RUNX_PID" 2>/dev/null; done
-	wait_runx "$RUNX_PID" 15
+	wait_runx "$RUNX_PID" 90
 	assert_124_within "$name" "$t0"
 	end_runx "$RUNX_PID"
 	assert_eq "$name: the command's TERM handler ran (the first signal, through runx's pidfd)" \
