@@ -127,6 +127,20 @@ static int replace(const char *path, const char *text, size_t len)
 }
 
 /*
+ * True if err (-errno) from replace() leaves an existing file to be
+ * written through: a directory runx may not write in, or a sticky one
+ * whose file is another user's (rename(2): EACCES, EPERM), a file that is
+ * a mount point (a bind-mounted file: EBUSY, EXDEV), a temporary name too
+ * long for the path: the file itself may still be writable, as for a
+ * shell's >.
+ */
+static bool may_write_through(int err)
+{
+	return err == -EACCES || err == -EPERM || err == -EBUSY ||
+	       err == -EXDEV || err == -ENAMETOOLONG;
+}
+
+/*
  * Writes text to path as runx_report_deliver() says.
  */
 int runx_report_deliver(const char *path, const char *text, size_t len)
@@ -140,13 +154,7 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 		/* renaming over a device or a symlink would replace it */
 		return write_through(path, text, len);
 	int ret = replace(path, text, len);
-	/* a directory runx may not write in, or a sticky one whose file is
-	 * another user's (rename(2): EACCES, EPERM), a file that is a mount
-	 * point (a bind-mounted file: EBUSY), a temporary name too long for
-	 * the path: the file itself may still be writable, as for a
-	 * shell's > */
-	if (exists && (ret == -EACCES || ret == -EPERM || ret == -EBUSY ||
-		       ret == -EXDEV || ret == -ENAMETOOLONG))
+	if (exists && may_write_through(ret))
 		ret = write_through(path, text, len);
 	return ret;
 }
@@ -164,6 +172,39 @@ static bool sticky_refuses(const struct stat *dir, uid_t uid)
 	       dir->st_uid != me;
 }
 
+/*
+ * Makes and removes a temporary file in dir, as replace() would make one;
+ * 0 or -errno (-ENAMETOOLONG: no room for the temporary name).
+ */
+static int probe_dir(const char *dir)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s/.runx-report.XXXXXX", dir) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(tmp);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Opens the regular file path for writing, as write_through() would,
+ * without truncating it; 0 or -errno.
+ */
+static int probe_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 int runx_report_check(const char *path)
 {
 	char dir[PATH_MAX];
@@ -179,8 +220,6 @@ int runx_report_check(const char *path)
 	if (exists && !S_ISREG(st.st_mode))
 		/* written through: a device, FIFO or symlink must take it */
 		return access(path, W_OK) < 0 ? -errno : 0;
-	if (exists && access(path, W_OK) == 0)
-		return 0; /* replaced, or else written through */
 	int r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
@@ -188,17 +227,19 @@ int runx_report_check(const char *path)
 		return -errno;
 	if (!S_ISDIR(d.st_mode))
 		return -ENOTDIR;
-	/* a temporary file is made there and renamed over path */
-	if (access(dir, W_OK | X_OK) < 0)
-		return -errno;
-	if (exists && sticky_refuses(&d, st.st_uid))
-		return -EPERM;
-	if (strlen(dir) + sizeof("/.runx-report.XXXXXX") > PATH_MAX)
-		return -ENAMETOOLONG; /* no room for the temporary name */
+	/* a temporary file is made there and renamed over path: made (and
+	 * removed) now, since access(2) passes root everywhere but on a
+	 * read-only mount (a directory of /proc or /sys takes no new file) */
+	r = probe_dir(dir);
+	if (r == 0 && exists && sticky_refuses(&d, st.st_uid))
+		r = -EPERM;
 	const char *base = strrchr(path, '/');
 	long max = pathconf(dir, _PC_NAME_MAX);
-	if ((long)strlen(base != NULL ? base + 1 : path) >
-	    (max > 0 ? max : NAME_MAX))
-		return -ENAMETOOLONG;
-	return 0;
+	if (r == 0 && !exists &&
+	    (long)strlen(base != NULL ? base + 1 : path) >
+		(max > 0 ? max : NAME_MAX))
+		r = -ENAMETOOLONG;
+	if (exists && may_write_through(r))
+		r = probe_file(path); /* as runx_report_deliver() falls back */
+	return r;
 }

@@ -21,17 +21,22 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
 
 /*
  * Whether runx_report_deliver() can be expected to write path, checked
- * before the command starts (runx(1), REPORTING): "-" always; a directory
+ * before the command starts (runx(1), --report): "-" always; a directory
  * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
- * exists and is writable (access(2)) passes, and one that is no regular
- * file must be; else its directory must exist (-ENOENT, -ENOTDIR) and be
- * writable and searchable (-EACCES, -EROFS), since the report is a
- * temporary file renamed over path; an existing file there must not be
- * another user's in a sticky directory that is not runx's either, unless
- * runx is root (-EPERM, inode(7)); a new name must fit the directory's
- * NAME_MAX (pathconf(3); -ENAMETOOLONG).  What only the write can tell (a
- * full disk, a FIFO without a reader) is still reported after the run.
- * Returns 0 or -errno; writes nothing.
+ * exists and is no regular file must pass access(2) W_OK (a FIFO is not
+ * opened: its reader would see an end of file).  Else its directory must
+ * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made and
+ * removed there as the write would make it (mkostemp(3): -EACCES, -EROFS,
+ * -ENOENT in /proc; access(2) alone passes root there); an existing file
+ * must not be another user's in a sticky directory that is not runx's
+ * either, unless runx is root (-EPERM, inode(7)); a new name must fit
+ * the directory's NAME_MAX (pathconf(3); -ENAMETOOLONG).  Where the
+ * directory refuses in a way runx_report_deliver() writes through
+ * (-EACCES, -EPERM, -EBUSY, -EXDEV, -ENAMETOOLONG), an existing file must
+ * open for writing (O_WRONLY, not truncated).  What only the write can
+ * tell (a full disk, a FIFO without a reader) is still reported after the
+ * run.  Returns 0 or -errno; leaves the directory as it was (its mtime
+ * aside).
  */
 int runx_report_check(const char *path);
 

@@ -407,13 +407,13 @@ pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r
 EOF
 }
 
-# The tests: 79 of the script's own, and one per check of the functions
+# The tests: 83 of the script's own, and one per check of the functions
 # above (a check is a line "NAME|EXPRESSION").
 n_checks=0
 for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 	n_checks=$((n_checks + $("$f" | grep -c '|')))
 done
-plan $((73 + 6 + n_checks))
+plan $((73 + 10 + n_checks))
 
 # --- exited ---------------------------------------------------------------------
 new_marker m
@@ -803,6 +803,25 @@ assert_eq "report path is a directory: 125" 125 "$s"
 assert_match "report path is a directory: message" "report '$d/report.json': Is a directory" "$(cat "$TMPD/isdir.err")"
 assert_false "report path is a directory: nothing started" test -e "$TMPD/started"
 assert_eq "report path is a directory: no temp file left" "report.json" "$(entries "$d")"
+
+# a file that exists but can be neither replaced nor written (/proc's
+# files: root passes access(2) there), and a directory that takes no new
+# file (sysfs): the check makes a temporary file and opens the file as
+# the write would, so both are found before the start
+rm -f "$TMPD/started"
+s=$(st runx --report=/proc/version -- touch "$TMPD/started" 2>"$TMPD/proc.err")
+assert_eq "a report file of /proc: 125, nothing started" "125 no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/proc.err")"
+assert_match "a report file of /proc: one line naming it" "^runx: cannot write the report '/proc/version': [^
+]*$" "$(cat "$TMPD/proc.err")"
+s=$(st runx --report=/sys/kernel/runx-report.json -- touch "$TMPD/started" 2>"$TMPD/sys.err")
+assert_eq "a report in a sysfs directory: 125, nothing started" "125 no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/sys.err")"
+d=$TMPD/probed
+mkdir -p "$d"
+s=$(st runx --report="$d/r.json" -- sh -c 'ls -A "$1" >"$1/../probed.ls"' sh "$d")
+assert_eq "the check leaves no temporary file: none while the command runs, only the report after" \
+	"0||r.json" "$s|$(cat "$TMPD/probed.ls")|$(entries "$d")"
 
 # a last component as long as the directory allows (255 bytes here) is
 # written (the temporary file has a short name of its own); one byte more
