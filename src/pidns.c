@@ -206,9 +206,40 @@ static void discard_init(pid_t pid, int pidfd)
 		;
 }
 
+/*
+ * Reads the init's report from sync, and into *pidfd the command's pidfd
+ * the init attached (SCM_RIGHTS, made O_CLOEXEC), or -1: none sent, or
+ * runx out of fds (the kernel drops it: MSG_CTRUNC).  The report's size,
+ * or -1 with errno.
+ */
+static ssize_t receive_report(int sync, struct init_report *rep, int *pidfd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = {rep, sizeof(*rep)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+
+	*pidfd = -1;
+	do {
+		m.msg_control = c.buf;
+		m.msg_controllen = sizeof(c.buf);
+		n = recvmsg(sync, &m, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return n;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	if (h != NULL && h->cmsg_level == SOL_SOCKET &&
+	    h->cmsg_type == SCM_RIGHTS && h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(pidfd, CMSG_DATA(h), sizeof(int));
+	return n;
+}
+
 /* runx's side after the clone: maps, go, and the init's report. */
 static int handshake(bool new_user, pid_t pid, int sync,
-		     struct init_report *rep)
+		     struct init_report *rep, int *cmd_pidfd)
 {
 	int r = new_user ? write_id_maps(pid) : 0;
 	ssize_t n;
@@ -217,11 +248,12 @@ static int handshake(bool new_user, pid_t pid, int sync,
 		return r;
 	if (write(sync, "g", 1) != 1)
 		return -errno;
-	do
-		n = read(sync, rep, sizeof(*rep));
-	while (n < 0 && errno == EINTR);
+	n = receive_report(sync, rep, cmd_pidfd);
 	if (n == (ssize_t)sizeof(*rep))
 		return 0;
+	if (*cmd_pidfd >= 0)
+		close(*cmd_pidfd);
+	*cmd_pidfd = -1;
 	rep->step = STEP_SYNC; /* the init died before it could report */
 	rep->err = n < 0 ? errno : ECHILD;
 	return 0;
@@ -250,12 +282,13 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 }
 
 int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
-		      int status_fd, struct runx_launched *out)
+		      int status_fd, struct runx_launched *out, int *cmd_pidfd)
 {
 	uint64_t flags = CLONE_NEWPID | CLONE_NEWNS;
 	struct init_report rep = {.step = STEP_NONE};
 	int sync[2], pidfd = -1;
 
+	*cmd_pidfd = -1;
 	out->pid = 0;
 	out->pidfd = -1;
 	out->exec_errno = 0;
@@ -274,7 +307,8 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	}
 	int e = errno;
 	close(sync[1]);
-	int r = pid < 0 ? -e : handshake(new_user, pid, sync[0], &rep);
+	int r =
+	    pid < 0 ? -e : handshake(new_user, pid, sync[0], &rep, cmd_pidfd);
 	close(sync[0]);
 	if (pid < 0) {
 		snprintf(out->why, sizeof(out->why),
@@ -291,6 +325,10 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 		    "ids: %s; use --kill-scope=tree or --kill-scope=cgroup",
 		    strerror(-r));
 		return r;
+	}
+	if (rep.step != STEP_NONE && *cmd_pidfd >= 0) {
+		close(*cmd_pidfd);
+		*cmd_pidfd = -1;
 	}
 	return conclude(&rep, pid, pidfd, out);
 }

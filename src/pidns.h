@@ -55,13 +55,20 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * keeps its own copy.
  *
  * Returns 0 with out->pid, out->pidfd (the init's; owned by the caller)
- * and out->ns_pid (the command's pid in the namespace), or 0 with
- * out->exec_errno when execve failed (126/127; the init is reaped).
+ * and out->ns_pid (the command's pid in the namespace), and *cmd_pidfd, a
+ * pidfd of the command that the init sent with its report (SCM_RIGHTS,
+ * unix(7); owned by the caller, O_CLOEXEC), or -1 (a backend without one,
+ * or runx out of fds: the kernel drops it); or 0 with out->exec_errno
+ * when execve failed (126/127; the init is reaped; *cmd_pidfd -1).  An
+ * init SIGKILLed before it reaped the command (runx's SIGKILL right after
+ * the first signal, -k 0) cannot tell its status; the pidfd still can
+ * (runx_pidfd_exit_status(), Linux 6.15), since the dying init reaps the
+ * whole namespace before runx sees it exit (zap_pid_ns_processes()).
  * Returns -errno when the namespaces or the init could not be set up
  * (EPERM, EINVAL, ENOSPC, EUSERS from clone; EACCES from a map; EPERM from
  * mount), with a one-line message in out->why; nothing is left running.
  */
 int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
-		      int status_fd, struct runx_launched *out);
+		      int status_fd, struct runx_launched *out, int *cmd_pidfd);
 
 #endif

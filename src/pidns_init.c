@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -202,6 +203,34 @@ init_loop(int sigfd, int status_fd, pid_t command)
 			_exit(0);
 	}
 }
+/*
+ * Writes rep on sync with pidfd, the command's, attached (SCM_RIGHTS,
+ * unix(7)) unless it is -1: runx learns the command's status from it if
+ * the init dies before it reaped the command (pidns.h).
+ */
+static void send_report(int sync, struct init_report *rep, int pidfd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = {rep, sizeof(*rep)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (pidfd >= 0) {
+		memset(&c, 0, sizeof(c));
+		m.msg_control = c.buf;
+		m.msg_controllen = sizeof(c.buf);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(h), &pidfd, sizeof(int));
+	}
+	while (sendmsg(sync, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
 /* The init: set-up, the command, the report to runx, then the loop. */
 void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 			  int sync)
@@ -227,7 +256,7 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 		rep.pid = cmd.pid;
 		memcpy(rep.why, cmd.why, sizeof(rep.why) - 1);
 	}
-	(void)!write(sync, &rep, sizeof(rep));
+	send_report(sync, &rep, rep.step == STEP_NONE ? cmd.pidfd : -1);
 	if (rep.step != STEP_NONE)
 		_exit(127);
 	close_all_but(sigfd, status_fd);

@@ -44,6 +44,7 @@ struct runx_pidns {
 	bool have;     /* status read */
 	bool eof;      /* the init closed the pipe (or status read) */
 	struct runx_pidns_status status;
+	int command_pidfd; /* the command's, from the init (pidns.h), or -1 */
 };
 
 /* The pidns state of s. */
@@ -88,7 +89,7 @@ static int pidns_prepare(struct runx_scope *s,
 	(void)limits;
 	if (ns == NULL)
 		return -ENOMEM;
-	ns->status_rd = ns->status_wr = -1;
+	ns->status_rd = ns->status_wr = ns->command_pidfd = -1;
 	s->priv = ns;
 	ns->new_user = geteuid() != 0 || !have_sys_admin();
 	int r = runx_pidns_probe(ns->new_user, err, errsize);
@@ -117,7 +118,10 @@ static void pidns_adopted(struct runx_scope *s)
 static int pidns_launch(struct runx_scope *s, struct runx_launch_request *req,
 			struct runx_launched *out)
 {
-	return runx_pidns_launch(req, NS(s)->new_user, NS(s)->status_wr, out);
+	if (NS(s)->command_pidfd >= 0) /* an earlier launch's */
+		close(NS(s)->command_pidfd);
+	return runx_pidns_launch(req, NS(s)->new_user, NS(s)->status_wr, out,
+				 &NS(s)->command_pidfd);
 }
 
 /* The command: the init's only child, on runx's side of the namespace. */
@@ -465,15 +469,22 @@ static bool pidns_command_ended(struct runx_scope *s, int *status)
 
 /*
  * The init was reaped: the command's status replaces the init's.  An init
- * that died before the command was reaped (runx's SIGKILL) took the
- * command with it: its own SIGKILL status is the command's then.
+ * that died before it told (runx's SIGKILL right after the first signal,
+ * -k 0) reaped the command as it died: its pidfd tells how the command
+ * ended (runx_pidfd_exit_status(), Linux 6.15), a SIGTERM that killed it
+ * included.  Where the kernel cannot tell, the init's own SIGKILL status
+ * stands for the command's.
  */
 static void pidns_child_reaped(struct runx_scope *s, int *status)
 {
+	int st;
+
 	read_status(NS(s));
-	if (!NS(s)->have)
-		return;
-	*status = NS(s)->status.wait_status;
+	if (NS(s)->have)
+		*status = NS(s)->status.wait_status;
+	else if (NS(s)->command_pidfd >= 0 &&
+		 runx_pidfd_exit_status(NS(s)->command_pidfd, &st) == 0)
+		*status = st; /* the init reaped it as it died (pidns.h) */
 }
 
 /* Closes the status pipe. */
@@ -483,6 +494,8 @@ static int pidns_release(struct runx_scope *s)
 		pidns_adopted(s);
 		if (NS(s)->status_rd >= 0)
 			close(NS(s)->status_rd);
+		if (NS(s)->command_pidfd >= 0)
+			close(NS(s)->command_pidfd);
 		free(s->priv);
 		s->priv = NULL;
 	}

@@ -85,23 +85,25 @@ static inline int runx_pidfd_signal_reached(int pidfd, int sig)
 }
 
 /*
- * The part of struct pidfd_info (include/uapi/linux/pidfd.h, Linux 6.13)
- * that runx reads; the kernel fills what fits in the size the ioctl
- * names (PIDFD_INFO_SIZE_VER0, 64 bytes, is the first version).
+ * The part of struct pidfd_info (include/uapi/linux/pidfd.h, Linux 6.13;
+ * exit_code 6.15) that runx reads; the kernel fills what fits in the size
+ * the ioctl names (PIDFD_INFO_SIZE_VER0, 64 bytes, is the first version).
  */
 struct runx_pidfd_info {
 	uint64_t mask; /* in: what to report; out: what was */
 	uint64_t cgroupid;
 	uint32_t pid, tgid, ppid; /* in runx's pid namespace */
 	uint32_t ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
-	uint32_t spare0[1];
+	int32_t exit_code; /* PIDFD_INFO_EXIT: as wait(2)'s status */
 };
+_Static_assert(sizeof(struct runx_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 
 /* ioctl PIDFD_GET_INFO: _IOWR(0xFF, 11, struct pidfd_info). */
 #define RUNX_PIDFD_GET_INFO                                                    \
 	_IOC(_IOC_READ | _IOC_WRITE, 0xFF, 11, sizeof(struct runx_pidfd_info))
-#define RUNX_PIDFD_INFO_PID	 1ULL
-#define RUNX_PIDFD_INFO_CGROUPID 2ULL
+#define RUNX_PIDFD_INFO_PID	 (1ULL << 0)
+#define RUNX_PIDFD_INFO_CGROUPID (1ULL << 2)
+#define RUNX_PIDFD_INFO_EXIT	 (1ULL << 3)
 
 /*
  * The parent of pidfd's process (ioctl PIDFD_GET_INFO, Linux 6.13), in
@@ -138,6 +140,27 @@ static inline int runx_pidfd_cgroupid(int pidfd, uint64_t *id)
 		return -1;
 	}
 	*id = info.cgroupid;
+	return 0;
+}
+
+/*
+ * How pidfd's process ended, once it was reaped (ioctl PIDFD_GET_INFO with
+ * PIDFD_INFO_EXIT, Linux 6.15: pidfs keeps the exit code past the reaping,
+ * whoever reaped it), into *status as waitpid(2) gives it.  0, or -1 with
+ * errno: ENODATA while it runs or is a zombie not yet reaped, ESRCH,
+ * ENOTTY or EINVAL where the kernel cannot tell.
+ */
+static inline int runx_pidfd_exit_status(int pidfd, int *status)
+{
+	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_EXIT};
+
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	if (!(info.mask & RUNX_PIDFD_INFO_EXIT)) {
+		errno = ENODATA;
+		return -1;
+	}
+	*status = info.exit_code;
 	return 0;
 }
 

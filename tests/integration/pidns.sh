@@ -12,7 +12,7 @@ require_command setpriv "to run runx as an unprivileged user"
 require_python3 "to read the JSON report and to install a seccomp filter"
 setup_nobody
 
-# 23 per user (root, nobody), 3 id maps, 4 signals, 2 --wait-all, 7
+# 23 per user (root, nobody), 3 id maps, 6 signals, 2 --wait-all, 7
 # stdio, 3 -v and report, 5 alive at the deadline, 2 per backend when
 # RUNX_LAUNCH is not set, 2 + 2 where namespaces cannot be made (2 with
 # seccomp, on x86-64 only)
@@ -20,7 +20,7 @@ n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 4 + 2 + 7 + 3 + 5 + n_backend + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -189,6 +189,31 @@ else
 	not_ok "the setsid'd descendant saw HUP, then TERM" "never ready"
 fi
 assert_dead "signals to runx: nothing left" "$m"
+
+# SIGTERM to runx with -k 0: the SIGKILL of the init follows the forwarded
+# SIGTERM at once, and the init dies before it can reap the command and
+# say how it ended; the command's pidfd, which the init sent runx, still
+# tells: SIGTERM, not the init's SIGKILL (which 50 of 60 runs said before).
+# 20 runs, each once the command runs.
+kver=$(uname -r | awk -F'[.-]' '{ print $1 * 1000 + $2 }')
+if [ "$kver" -lt 6015 ]; then
+	skips 2 "-k 0, SIGTERM to runx" "kernel $(uname -r): no PIDFD_INFO_EXIT before Linux 6.15"
+else
+	bad_st='' bad_rep=''
+	for i in $(seq 20); do
+		new_marker m
+		runx_bg --kill-scope=pidns -k 0 --report="$TMPD/k0.json" -- sleep "$m"
+		wait_marked "$m" 1
+		kill -TERM "$RUNX_PID"
+		wait_pid_exit "$RUNX_PID" 40
+		[ "$WAIT_STATUS" = 143 ] || bad_st+=" run $i: $WAIT_STATUS"
+		sig=$(jq -r '.signal // "none"' "$TMPD/k0.json" 2>&1)
+		[ "$sig" = SIGTERM ] || bad_rep+=" run $i: $sig"
+		kill_marked "$m"
+	done
+	assert_eq "-k 0, SIGTERM to runx, 20 runs: 143 each time" "" "$bad_st"
+	assert_eq "-k 0, SIGTERM to runx, 20 runs: the report says the command died of SIGTERM" "" "$bad_rep"
+fi
 
 # --- --wait-all ----------------------------------------------------------------------------
 f=$TMPD/waitall
