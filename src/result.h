@@ -21,7 +21,9 @@ enum runx_end_reason {
 	RUNX_END_SIGNALED,	/* killed by a signal runx did not send */
 	RUNX_END_TIMEOUT,	/* the deadline fired */
 	RUNX_END_IDLE_TIMEOUT,	/* the idle deadline fired */
-	RUNX_END_RUNX_SIGNALED, /* runx got a stop signal and stopped it */
+	RUNX_END_RUNX_SIGNALED, /* runx got a stop signal and stopped it, or
+				 * got a signal, forwarded it, and the
+				 * command died by it */
 	RUNX_END_EXEC_FAILED,	/* the command could not be executed */
 	RUNX_END_RUNX_ERROR,	/* runx itself failed (exit 125) */
 };
@@ -59,6 +61,11 @@ struct runx_result {
 	int exec_errno;	       /* with RUNX_END_EXEC_FAILED */
 	int wait_status;       /* of the command, as waitpid(2) gives it */
 	int runx_signal;       /* with RUNX_END_RUNX_SIGNALED: the signal */
+	bool forwarded_death;  /* with RUNX_END_RUNX_SIGNALED: runx_signal
+				* was only forwarded (not a stop signal),
+				* and the command died by it */
+	uint64_t forwarded;    /* signals runx forwarded in this attempt:
+				* bit (sig - 1), 1 <= sig <= 64 */
 	int told_to_stop;      /* a stop signal runx got while the attempt
 				* was being stopped (after its deadline, or
 				* its leftovers) or its output delivered, or

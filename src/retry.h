@@ -52,12 +52,14 @@ struct runx_outcome {
 	bool exited;	   /* the command exited on its own: code valid */
 	int code;	   /* its exit code, with exited */
 	int signal;	   /* it died by this signal (0: did not) */
-	bool runx_sent;	   /* runx sent that signal (a stop, a deadline) */
+	bool runx_sent;	   /* runx sent that signal (a stop, a deadline, a
+			    * signal it forwarded) */
 	bool timed_out;	   /* the attempt's deadline or idle deadline */
 	bool deadline;	   /* a deadline ended it: timed_out, or the run's
 			    * total deadline */
-	int stop_signal;   /* the stop signal runx received and forwarded as
-			    * the first signal of its stop (0: none) */
+	int stop_signal;   /* the signal runx received and forwarded that
+			    * ended the command: a stop's first signal, or
+			    * one only forwarded (0: none) */
 	bool oom;	   /* the OOM killer ended a process of the job */
 	bool setup_failed; /* 125/126/127 from runx: the command never ran */
 };
@@ -104,8 +106,9 @@ bool runx_outcomes_match(const struct runx_outcomes *set,
 /*
  * The verdict on attempt outcome o under policy p: a success is exit
  * status 0 or a --success-exit match of a command that no deadline ended
- * (an exit, a death by a signal runx did not send, or by the stop signal
- * runx received and forwarded: docker stop; never runx's SIGKILL); a
+ * (an exit, a death by a signal runx did not send, or by a signal runx
+ * received and forwarded: docker stop, a SIGHUP passed on; never runx's
+ * SIGKILL); a
  * retry is a --retry-on match,
  * where 125, 126 and 127 match only when listed by number.  Whether an
  * attempt remains and the total deadline allows it is the caller's.

@@ -374,8 +374,8 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	/* told to stop: no further attempt, but an outcome of the command's
 	 * own that --success-exit lists is still a success (a --foreground
 	 * command that took the terminal's Ctrl-C; leftovers stopped) */
-	if ((res->reason == RUNX_END_RUNX_SIGNALED || res->told_to_stop != 0 ||
-	     res->total_timeout) &&
+	if (((res->reason == RUNX_END_RUNX_SIGNALED && !res->forwarded_death) ||
+	     res->told_to_stop != 0 || res->total_timeout) &&
 	    verdict != RUNX_VERDICT_SUCCESS) {
 		tell_end(run, n,
 			 res->total_timeout ? "no further attempt"

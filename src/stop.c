@@ -35,8 +35,11 @@ void sup_record_signal(struct supervisor *s, int sig, int reached,
 		as == SENT_TO_COMMAND || as == SENT_BY_STOP_TO_COMMAND,
 	};
 
-	runx_signal_log_add(&r->signals, &e,
-			    as == SENT_FORWARDED || as == SENT_TO_COMMAND);
+	bool forwarded = as == SENT_FORWARDED || as == SENT_TO_COMMAND;
+
+	runx_signal_log_add(&r->signals, &e, forwarded);
+	if (forwarded && sig >= 1 && sig <= 64)
+		r->forwarded |= UINT64_C(1) << (sig - 1);
 }
 
 /* Adds one signal of a stop to the result's list. */

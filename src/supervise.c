@@ -609,8 +609,16 @@ static void conclude(struct supervisor *s)
 		finish_relay(s);
 	res->end_ns = runx_now_ns();
 	if (!s->timed_out && res->reason != RUNX_END_RUNX_SIGNALED &&
-	    WIFSIGNALED(res->wait_status))
-		res->reason = RUNX_END_SIGNALED;
+	    WIFSIGNALED(res->wait_status)) {
+		int sig = WTERMSIG(res->wait_status);
+		/* a death by a signal runx forwarded is not one "runx did
+		 * not send" (runx(1), REPORT; --retry-on=signal) */
+		bool fwd =
+		    sig >= 1 && sig <= 64 && (res->forwarded >> (sig - 1) & 1);
+		res->reason = fwd ? RUNX_END_RUNX_SIGNALED : RUNX_END_SIGNALED;
+		res->runx_signal = fwd ? sig : 0;
+		res->forwarded_death = fwd;
+	}
 	res->exit_status = runx_exit_status(s->stop, res);
 }
 

@@ -24,12 +24,12 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--success-exit=SIGBOGUS --success-exit=4-2 --retry-on=SIGSTOP
 	--success-exit=cont $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 119 checks in the sections up to the bad
+# many skips as it has checks): 122 checks in the sections up to the bad
 # values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
 # each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
 # 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
 # Ctrl-C with --foreground (5).
-plan $((140 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+plan $((143 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -95,6 +95,26 @@ new_marker m
 assert_eq "retry-on=signal: runx's own stop at the deadline is not" "124 1" \
 	"$(try signal -t 1.5 -- sh -c "echo >>$C; exec sleep $m")"
 assert_eq "retry-on=signal: an exit is not" "1 1" "$(try signal sh -c "echo >>$C; exit 1")"
+# A signal runx only forwards (SIGHUP is not a stop signal) that kills the
+# command was sent by runx: --retry-on=signal does not retry it, the
+# default (failure) does; the report's reason is runx_signaled, with
+# runx_signal SIGHUP (not "signaled": a signal runx did not send).
+# fwd_hup RETRY-ON: prints "STATUS ATTEMPTS REASON:RUNX_SIGNAL" of attempt 1.
+fwd_hup() {
+	local m
+	new_marker m
+	rm -f "$C" "$TMPD/hup.json"
+	runx_bg --report="$TMPD/hup.json" --attempts=2 --retry-delay=0 \
+		"--retry-on=$1" -- sh -c "echo >>$C; [ \$RUNX_ATTEMPT = 2 ] && exit 0; exec sleep $m"
+	poll 400 0.05 [ -s "$C" ]
+	kill -HUP "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID"
+	echo "$WAIT_STATUS $(lines "$C") $("$PY" -c 'import json, sys; a = json.load(open(sys.argv[1]))["attempts"][0]; print("%s:%s" % (a["reason"], a["runx_signal"]))' "$TMPD/hup.json" 2>&1)"
+}
+assert_eq "retry-on=signal: a death by a signal runx forwarded (HUP) is not retried" \
+	"129 1 runx_signaled:SIGHUP" "$(fwd_hup signal)"
+assert_eq "retry-on=failure: a death by a signal runx forwarded (HUP) is retried" \
+	"0 2 runx_signaled:SIGHUP" "$(fwd_hup failure)"
 new_marker m
 # attempt 2 writes its number: attempt 1 may be stopped before its sh
 # gets anywhere
@@ -141,6 +161,11 @@ assert_eq "success-exit=2-4,SIGUSR1: a death by USR1 is a success" "0 1" \
 rm -f "$C"
 assert_eq "success-exit=3: exit 5 is retried" "5 3" \
 	"$(s=$(st runx --attempts=3 --retry-delay=0 --success-exit=3 -- sh -c "echo >>$C; exit 5"); echo "$s $(lines "$C")")"
+# the report: the run's exit_status is 0, the attempt's is its own (143)
+rm -f "$TMPD/se.json"
+s=$(st runx --report="$TMPD/se.json" --attempts=2 --success-exit=SIGTERM -- sh -c 'kill -TERM $$')
+assert_eq "success-exit=SIGTERM: runx 0, the report 0, its attempt 143 by SIGTERM" "0 0 143:SIGTERM" \
+	"$s $("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["exit_status"], "%s:%s" % (a["exit_status"], a["signal"]))' "$TMPD/se.json" 2>&1)"
 # --success-exit names how the command ended on its own: runx's own stop
 # at a deadline (the command dies by SIGTERM, runx's status is 124) is
 # neither of the listed ones
