@@ -214,23 +214,17 @@ static void discard_init(pid_t pid, int pidfd)
  */
 static ssize_t receive_report(int sync, struct init_report *rep, int *pidfd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} c;
-	struct iovec iov = {rep, sizeof(*rep)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct init_report_msg f;
 	ssize_t n;
 
 	*pidfd = -1;
 	do {
-		m.msg_control = c.buf;
-		m.msg_controllen = sizeof(c.buf);
-		n = recvmsg(sync, &m, MSG_CMSG_CLOEXEC);
+		init_report_msg(&f, rep);
+		n = recvmsg(sync, &f.m, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return n;
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	struct cmsghdr *h = CMSG_FIRSTHDR(&f.m);
 	if (h != NULL && h->cmsg_level == SOL_SOCKET &&
 	    h->cmsg_type == SCM_RIGHTS && h->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(pidfd, CMSG_DATA(h), sizeof(int));

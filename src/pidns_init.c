@@ -210,24 +210,20 @@ init_loop(int sigfd, int status_fd, pid_t command)
  */
 static void send_report(int sync, struct init_report *rep, int pidfd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} c;
-	struct iovec iov = {rep, sizeof(*rep)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct init_report_msg f;
 
+	init_report_msg(&f, rep);
 	if (pidfd >= 0) {
-		memset(&c, 0, sizeof(c));
-		m.msg_control = c.buf;
-		m.msg_controllen = sizeof(c.buf);
-		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		struct cmsghdr *h = CMSG_FIRSTHDR(&f.m);
 		h->cmsg_level = SOL_SOCKET;
 		h->cmsg_type = SCM_RIGHTS;
 		h->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(h), &pidfd, sizeof(int));
+	} else {
+		f.m.msg_control = NULL;
+		f.m.msg_controllen = 0;
 	}
-	while (sendmsg(sync, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
+	while (sendmsg(sync, &f.m, MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
 

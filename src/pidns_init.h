@@ -5,7 +5,10 @@
 #ifndef RUNX_PIDNS_INIT_H
 #define RUNX_PIDNS_INIT_H
 
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 struct runx_launch_request;
 
@@ -36,6 +39,33 @@ struct init_report {
 	pid_t pid;     /* the command's pid in the namespace */
 	char why[256]; /* STEP_LAUNCH: the launch's own message, or "" */
 };
+
+/*
+ * The report's message on sync, with room for one fd (SCM_RIGHTS,
+ * unix(7)): the command's pidfd the init attaches.
+ */
+struct init_report_msg {
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov;
+	struct msghdr m;
+};
+
+/* Sets up *f for rep, its control buffer empty (msg_controllen the room
+ * for one fd). */
+static inline void init_report_msg(struct init_report_msg *f,
+				   struct init_report *rep)
+{
+	memset(f, 0, sizeof(*f));
+	f->iov.iov_base = rep;
+	f->iov.iov_len = sizeof(*rep);
+	f->m.msg_iov = &f->iov;
+	f->m.msg_iovlen = 1;
+	f->m.msg_control = f->c.buf;
+	f->m.msg_controllen = sizeof(f->c.buf);
+}
 
 /*
  * The init's whole life, in the child of clone(2) with CLONE_NEWPID: waits

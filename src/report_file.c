@@ -91,6 +91,19 @@ static int dir_of(const char *path, char *buf, size_t size)
 }
 
 /*
+ * Makes a temporary file in dir (mkostemp(3), mode 0600, O_CLOEXEC), its
+ * name into tmp (size bytes).  The fd (the caller's to close), or -errno
+ * (-ENAMETOOLONG: no room for the name).
+ */
+static int make_temp(const char *dir, char *tmp, size_t size)
+{
+	if (snprintf(tmp, size, "%s/.runx-report.XXXXXX", dir) >= (int)size)
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * Writes text into a temporary file of path's directory (a short name of
  * its own, so that a path whose last component is as long as the
  * directory allows still has room), fsync(2)s it and renames it over
@@ -103,12 +116,9 @@ static int replace(const char *path, const char *text, size_t len)
 
 	if (ret < 0)
 		return ret;
-	if (snprintf(tmp, sizeof(tmp), "%s/.runx-report.XXXXXX", dir) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	int fd = mkostemp(tmp, O_CLOEXEC);
+	int fd = make_temp(dir, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ret = write_all(fd, text, len);
 	/* mkstemp makes 0600; a report is as readable as any output file */
 	mode_t mask = umask(0);
@@ -179,13 +189,10 @@ static bool sticky_refuses(const struct stat *dir, uid_t uid)
 static int probe_dir(const char *dir)
 {
 	char tmp[PATH_MAX];
+	int fd = make_temp(dir, tmp, sizeof(tmp));
 
-	if (snprintf(tmp, sizeof(tmp), "%s/.runx-report.XXXXXX", dir) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	unlink(tmp);
 	close(fd);
 	return 0;
