@@ -119,29 +119,42 @@ static void stat_path(char *path, pid_t pid)
 	memcpy(path + 6 + n, "/stat", 6);
 }
 
-int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
+/*
+ * The pid field after *p (a process group or session): a decimal that is
+ * -1 while the process is being released (state X: its pids are detached
+ * by then, kernel/exit.c, release_task()); advances *p; *ok false if it is
+ * none.
+ */
+static pid_t next_pid_field(char **p, bool *ok)
 {
-	char path[64], buf[1024];
+	while (**p == ' ')
+		(*p)++;
+	bool minus = **p == '-';
+	*p += minus;
+	if (minus && (**p < '0' || **p > '9'))
+		*ok = false; /* next_field() would pass over spaces */
+	unsigned long long v = next_field(p, ok);
+	if (v > INT_MAX)
+		*ok = false;
+	return minus ? -(pid_t)v : (pid_t)v;
+}
+
+int runx_proc_parse_stat(char *line, pid_t pid, struct runx_proc_stat *st)
+{
 	bool ok = true;
 
-	if (pid <= 0)
-		return -ENOENT;
-	stat_path(path, pid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
-	if (n < 0)
-		return (int)n;
 	/* after the last ')': the command name may hold spaces and ')' */
-	char *p = strrchr(buf, ')');
+	char *p = strrchr(line, ')');
 	if (p == NULL || p[1] != ' ' || p[2] == '\0')
 		return -EINVAL;
 	st->state = p[2];
 	p += 3;
-	st->ppid = (pid_t)next_field(&p, &ok);	  /* 4 */
-	st->pgrp = (pid_t)next_field(&p, &ok);	  /* 5 */
-	st->session = (pid_t)next_field(&p, &ok); /* 6 */
-	skip_field(&p, &ok);			  /* tty_nr (7) */
-	skip_field(&p, &ok);			  /* tpgid (8) */
-	st->flags = next_field(&p, &ok);	  /* 9 */
+	st->ppid = (pid_t)next_field(&p, &ok); /* 4 */
+	st->pgrp = next_pid_field(&p, &ok);    /* 5 */
+	st->session = next_pid_field(&p, &ok); /* 6 */
+	skip_field(&p, &ok);		       /* tty_nr (7) */
+	skip_field(&p, &ok);		       /* tpgid (8) */
+	st->flags = next_field(&p, &ok);       /* 9 */
 	for (int field = 10; field < 20 && ok; field++)
 		skip_field(&p, &ok);		 /* minflt (10) ... nice (19) */
 	st->threads = (long)next_field(&p, &ok); /* 20 */
@@ -163,6 +176,19 @@ int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
 	st->arg_start = more ? arg_start : 0; /* 48 */
 	st->pid = pid;
 	return ok ? 0 : -EINVAL;
+}
+
+int runx_proc_stat(pid_t pid, struct runx_proc_stat *st)
+{
+	char path[64], buf[1024];
+
+	if (pid <= 0)
+		return -ENOENT;
+	stat_path(path, pid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return runx_proc_parse_stat(buf, pid, st);
 }
 
 bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig)

@@ -42,6 +42,16 @@ struct runx_proc_stat {
 int runx_proc_stat(pid_t pid, struct runx_proc_stat *st);
 
 /*
+ * runx_proc_stat() of a line already read (NUL-terminated; pid is the
+ * pid it is of).  The process group and session are -1 for a process
+ * being released (state X): such a line is valid, not an error, or a
+ * walk of /proc would fail on any process of the machine that exits
+ * meanwhile.  Returns 0, or -EINVAL for a line that is not one of
+ * /proc/PID/stat.  Writes nothing but *st.
+ */
+int runx_proc_parse_stat(char *line, pid_t pid, struct runx_proc_stat *st);
+
+/*
  * Reads the next decimal integer (optionally signed) from f, skipping
  * white space before it, as fscanf(f, "%ld") would but without the
  * scanf machinery (which would double a static build's size of libc

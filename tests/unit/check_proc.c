@@ -95,6 +95,64 @@ START_TEST(own_stat_fields)
 }
 END_TEST
 
+/*
+ * A line as Linux 6.18 wrote it for a process being released (state X),
+ * read by a walk of /proc during a test run: its process group and
+ * session are -1.  Before, the walk failed with EINVAL on it, and a stop
+ * said "cannot list the processes of the scope" for any process of the
+ * machine that exited at that moment.
+ */
+START_TEST(a_process_being_released)
+{
+	char line[] = "29139 (sleep) X 0 -1 -1 0 -1 4228108 460 0 0 0 0 1 0 0 "
+		      "20 0 0 0 3232445 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 17 1 0 "
+		      "0 0 0 0 0 0 0 0 0 0 0 0\n";
+	struct runx_proc_stat st;
+
+	ck_assert_int_eq(runx_proc_parse_stat(line, 29139, &st), 0);
+	ck_assert_int_eq(st.pid, 29139);
+	ck_assert(st.state == 'X');
+	ck_assert_int_eq(st.ppid, 0);
+	ck_assert_int_eq(st.pgrp, -1);
+	ck_assert_int_eq(st.session, -1);
+	ck_assert_int_eq(st.threads, 0); /* released: none counts */
+	ck_assert(st.start_time == 3232445);
+	ck_assert(runx_proc_is_dead(&st));
+}
+END_TEST
+
+/* A line with every field, and the same with one field that is not one:
+ * an error, as any line that is not of /proc/PID/stat. */
+START_TEST(a_line_that_is_not_one)
+{
+	char none[] = "";
+	char no_state[] = "12 (sh)";
+	char valid[] =
+	    "12 (sh) S 1 12 12 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 "
+	    "5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	    "0 0 0";
+	char signed_ppid[] =
+	    "12 (sh) S -1 12 12 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 "
+	    "5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	    "0 0 0";
+	char dash_only[] =
+	    "12 (sh) S 1 - 12 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 5 "
+	    "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	    "0 0";
+	struct runx_proc_stat st;
+
+	ck_assert_int_eq(runx_proc_parse_stat(valid, 12, &st), 0);
+	ck_assert_int_eq(st.ppid, 1);
+	ck_assert_int_eq(st.pgrp, 12);
+	ck_assert_int_eq(st.threads, 1);
+	ck_assert(st.start_time == 5);
+	ck_assert_int_eq(runx_proc_parse_stat(none, 12, &st), -EINVAL);
+	ck_assert_int_eq(runx_proc_parse_stat(no_state, 12, &st), -EINVAL);
+	ck_assert_int_eq(runx_proc_parse_stat(signed_ppid, 12, &st), -EINVAL);
+	ck_assert_int_eq(runx_proc_parse_stat(dash_only, 12, &st), -EINVAL);
+}
+END_TEST
+
 START_TEST(a_name_with_parentheses_and_spaces)
 {
 	struct runx_proc_stat st;
@@ -375,6 +433,8 @@ int main(void)
 	TCase *tc = tcase_create("stat");
 
 	tcase_add_test(tc, own_stat_fields);
+	tcase_add_test(tc, a_process_being_released);
+	tcase_add_test(tc, a_line_that_is_not_one);
 	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
