@@ -209,6 +209,11 @@ const char *runx_scope_name(const struct runx_scope *s)
 	return s->ops != NULL ? runx_scope_kind_name(s->ops->kind) : "none";
 }
 
+bool runx_scope_adopts_orphans(const struct runx_scope *s)
+{
+	return s->ops != NULL && s->ops->adopts_orphans;
+}
+
 int runx_scope_release(struct runx_scope *s)
 {
 	int r = 0;

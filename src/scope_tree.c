@@ -509,6 +509,7 @@ static int tree_release(struct runx_scope *s)
 
 const struct runx_scope_ops runx_scope_tree_ops = {
     .kind = RUNX_SCOPE_TREE,
+    .adopts_orphans = true,
     .prepare = tree_prepare,
     .signal = tree_signal,
     .signal_outside_group = tree_signal_outside_group,

@@ -369,6 +369,7 @@ void sup_on_recheck(struct supervisor *s)
 void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 {
 	s->phase = STOPPING;
+	sup_release_orphans(s);
 	s->phase_was_stop = s->res->reason != RUNX_END_EXITED;
 	s->stop_sig = sig;
 	/* A stopped process cannot act on the first signal until continued. */

@@ -29,6 +29,7 @@
 #include "proc.h"
 #include "relay.h"
 #include "signals.h"
+#include "syscalls.h"
 #include "supervise_impl.h"
 
 /* True for a stop signal: received, it starts a stop (--stop-signals). */
@@ -135,6 +136,18 @@ static void command_ended(struct supervisor *s, int status)
 		    status);
 }
 
+void sup_release_orphans(struct supervisor *s)
+{
+	if (s->autoreap || s->keep_usage ||
+	    !runx_scope_adopts_orphans(s->scope) ||
+	    (!s->exited && (s->pidfd < 0 || !runx_exit_status_kept())))
+		return;
+	int r = runx_autoreap(true);
+	if (r < 0)
+		sup_note_error(s, r);
+	s->autoreap = r == 0;
+}
+
 void sup_reap(struct supervisor *s)
 {
 	int status;
@@ -146,6 +159,13 @@ void sup_reap(struct supervisor *s)
 		runx_scope_child_reaped(s->scope, &status);
 		if (!s->ended_in_scope)
 			command_ended(s, status);
+	}
+	/* released by the kernel (sup_release_orphans()): its pidfd tells
+	 * once it is (ENODATA until then; the pidfd stays readable) */
+	if (!s->exited && s->autoreap &&
+	    runx_pidfd_exit_status(s->pidfd, &status) == 0) {
+		runx_scope_child_reaped(s->scope, &status);
+		command_ended(s, status);
 	}
 	if (!s->exited && runx_scope_command_ended(s->scope, &status)) {
 		s->ended_in_scope = true;
@@ -637,6 +657,7 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 	    .phase = RUNNING,
 	    /* counts are read only by -v and --report */
 	    .count = plan->report.count,
+	    .keep_usage = plan->report.path != NULL,
 	};
 
 	res->reason = RUNX_END_EXITED;
@@ -657,6 +678,8 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 		kill_without_poll(&s);
 		sup_note_error(&s, r);
 	}
+	if (s.autoreap)
+		sup_note_error(&s, runx_autoreap(false));
 	conclude(&s);
 	return s.error;
 }

@@ -39,6 +39,10 @@ struct supervisor {
 	int pidfd;
 	bool exited;
 	bool ended_in_scope; /* pidns: the command ended, its init runs on */
+	bool autoreap;	     /* the kernel releases runx's children as they
+			      * exit (sup_release_orphans()) */
+	bool keep_usage;     /* --report: its rusage needs every child
+			      * reaped by runx */
 	enum phase phase;
 	bool timed_out;
 	bool deadline_is_total; /* the deadline timer is --total-timeout's */
@@ -172,6 +176,22 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why);
  * command ended (runx_scope_command_ended()).
  */
 void sup_reap(struct supervisor *s);
+
+/*
+ * At the start of a stop of a scope whose orphans are runx's children
+ * (the tree scope), without --report: the kernel releases every child of
+ * runx as it exits (runx_autoreap()), each by its own exit, in parallel,
+ * where runx would reap and release a crowd of them one by one, serially
+ * (kernel/exit.c: release_task() runs in the reaper's wait(2) or, with
+ * SA_NOCLDWAIT, in the exiting process).  The scope is empty when runx has
+ * no child left, as before.  The command's status then comes from its
+ * pidfd (sup_reap()), so only where the kernel keeps it
+ * (runx_exit_status_kept(), Linux 6.15) or the command is reaped already.
+ * Not with --report: a released child's resource usage is not in
+ * getrusage(2)'s RUSAGE_CHILDREN, which the report's rusage is.  Until the
+ * supervision ends.
+ */
+void sup_release_orphans(struct supervisor *s);
 
 /* stop.c: SIGKILL to what is still alive, for the reason why. */
 void sup_escalate(struct supervisor *s, enum escalation why);

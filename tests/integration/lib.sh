@@ -706,6 +706,25 @@ stat_field() {
 	echo "${f[$((n - 3))]}"
 }
 
+# term_when_ready NAME STATUS READY MARKER N: once the file READY exists
+# and N processes carry MARKER, SIGTERM to the runx of runx_bg; two
+# tests: "NAME: STATUS" (its exit status) and "NAME: the N MARKER
+# processes are gone"; then kills what is left of them.
+term_when_ready() {
+	local name=$1 want=$2 ready=$3 m=$4 n=$5
+	if wait_file "$ready" 60 && wait_marked "$m" "$n"; then
+		kill -TERM "$RUNX_PID"
+		wait_pid_exit "$RUNX_PID" 60
+		assert_eq "$name: $want" "$want" "$WAIT_STATUS"
+	else
+		not_ok "$name: $want" "the job was never ready"
+		kill -KILL "$RUNX_PID" 2>/dev/null
+		wait_pid_exit "$RUNX_PID" 10
+	fi
+	assert_dead "$name: the $n marked processes are gone" "$m"
+	kill_marked "$m"
+}
+
 # wait_pid_exit PID [SECONDS]: wait for a background job of this shell (do
 # not call it in a subshell: $(...) cannot wait for the shell's jobs); sets
 # WAIT_STATUS to its exit status.  If the guard expires, the job is

@@ -407,13 +407,14 @@ pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r
 EOF
 }
 
-# The tests: 83 of the script's own, and one per check of the functions
-# above (a check is a line "NAME|EXPRESSION").
+# The tests: 85 of the script's own, one for the second use of
+# checks_rusage_2, and one per check of the functions above (a check is a
+# line "NAME|EXPRESSION").
 n_checks=0
 for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 	n_checks=$((n_checks + $("$f" | grep -c '|')))
 done
-plan $((73 + 10 + n_checks))
+plan $((76 + 10 + n_checks))
 
 # --- exited ---------------------------------------------------------------------
 new_marker m
@@ -888,6 +889,24 @@ while time.process_time() - t < 0.3:
     pass')
 assert_eq "rusage cpu: exit status 0" 0 "$s"
 check_report rusage "$rep" < <(checks_rusage_2)
+
+# The tree scope with --report: runx reaps every child itself, the command
+# included, so its CPU time counts even when a stop ends it (without
+# --report the kernel releases what a stop ends: runx(1), tree).
+new_marker m
+rep=$TMPD/tree-cpu.json
+ready=$TMPD/tree-cpu.ready
+runx_bg --kill-scope=tree -k 5 --report="$rep" -- "$PY" -c '
+import subprocess, sys, time
+for _ in range(20):
+    subprocess.Popen(["sleep", sys.argv[2]], start_new_session=True)
+t = time.process_time()
+while time.process_time() - t < 0.3:
+    pass
+open(sys.argv[1], "w").close()
+time.sleep(1000)' "$ready" "$m"
+term_when_ready "tree scope, SIGTERM to runx" 143 "$ready" "$m" 20
+check_report "tree scope, stopped: rusage" "$rep" < <(checks_rusage_2)
 
 # --- the cgroup's own figures ---------------------------------------------------------------
 # With -C the report has the job cgroup's memory_peak (bytes), cpu_time

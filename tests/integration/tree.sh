@@ -9,8 +9,8 @@
 
 # 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
 # group scope, 4 many leftovers and a fork storm, 5 a child listed before
-# its parent
-plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5))
+# its parent, 2 a stop that releases
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 2))
 
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
@@ -168,5 +168,16 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then
 else
 	skips 5 "tree, a child listed before its parent" "needs root (unshare --pid --mount-proc)"
 fi
+
+# --- a stop that releases what it ends: the command's status stays exact ----------
+# Without --report the kernel releases each process a stop of the tree
+# ends (runx(1), tree), the command among them if it ends then: runx
+# reads its status from its pidfd (Linux 6.15; older kernels reap it, as
+# before).  SIGTERM to runx: it exits with the command's own status, 7.
+new_marker m
+d=$TMPD/release
+mkdir "$d"
+runx_bg --kill-scope=tree -k 5 -- sh -c "trap 'exit 7' TERM; i=0; while [ \$i -lt 50 ]; do setsid sleep $m & i=\$((i + 1)); done; : >$d/ready; wait"
+term_when_ready "tree, a stop that releases 51 processes, exit status the command's own" 7 "$d/ready" "$m" 50
 
 done_testing
