@@ -202,8 +202,12 @@ else
 	bad_st='' bad_rep=''
 	for i in $(seq 20); do
 		new_marker m
-		runx_bg --kill-scope=pidns -k 0 --report="$TMPD/k0.json" -- sleep "$m"
-		wait_marked "$m" 1
+		rm -f "$TMPD/k0.json" "$TMPD/k0.ready"
+		runx_bg --kill-scope=pidns -k 0 --report="$TMPD/k0.json" -- \
+			sh -c ': >"$1"; exec sleep "$2"' sh "$TMPD/k0.ready" "$m"
+		# (not wait_marked: runx's own command line holds the marker,
+		# and a SIGTERM before runx blocks it kills runx, no report)
+		wait_file "$TMPD/k0.ready" 60 || bad_st+=" run $i: never ready"
 		kill -TERM "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 40
 		[ "$WAIT_STATUS" = 143 ] || bad_st+=" run $i: $WAIT_STATUS"
