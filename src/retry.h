@@ -109,8 +109,8 @@ bool runx_outcomes_match(const struct runx_outcomes *set,
  * (an exit, a death by a signal runx did not send, or by a signal runx
  * received and forwarded: docker stop, a SIGHUP passed on; never runx's
  * SIGKILL); a retry is a --retry-on match, where 125, 126 and 127 match
- * only when listed by number.  Whether an
- * attempt remains and the total deadline allows it is the caller's.
+ * only when listed by number.  Whether an attempt remains and the total
+ * deadline allows it is the caller's.
  */
 enum runx_verdict runx_retry_verdict(const struct runx_attempts_policy *p,
 				     const struct runx_outcome *o);
