@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "autoreap.h"
 #include "clock.h"
 #include "duration.h"
 #include "exit_status.h"
