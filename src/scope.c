@@ -59,6 +59,7 @@ int runx_scope_prepare(struct runx_scope *s, enum runx_scope_kind kind,
 int runx_scope_launch(struct runx_scope *s, struct runx_launch_request *req,
 		      struct runx_launched *out)
 {
+	s->child_leads_session = req->new_session;
 	if (s->ops->launch != NULL)
 		return s->ops->launch(s, req, out);
 	return runx_launch(req, out);

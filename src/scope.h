@@ -116,9 +116,12 @@ struct runx_scope_ops {
 
 struct runx_scope {
 	const struct runx_scope_ops *ops;
-	pid_t child;	   /* the direct child, 0 before launch */
-	int child_pidfd;   /* borrowed from the caller; -1 once reaped */
-	bool proc_trusted; /* /proc lists runx's pid namespace */
+	pid_t child;		  /* the direct child, 0 before launch */
+	int child_pidfd;	  /* borrowed from the caller; -1 once reaped */
+	bool proc_trusted;	  /* /proc lists runx's pid namespace */
+	bool child_leads_session; /* the direct child was started with
+				   * setsid(2) (runx_scope_launch()): its
+				   * process group holds only the job */
 	struct runx_pidset reached;   /* processes a signal of a stop reached
 				       * (scope_signal.c's helpers) */
 	unsigned long long stop_tick; /* boot clock ticks when the first
@@ -160,8 +163,9 @@ int runx_scope_usage(const struct runx_scope *s, struct runx_cgroup_usage *u);
  * Starts the command described by *req in the scope: the scope adds its
  * placement to req (the job cgroup's fds) or wraps the launch (pidns: in a
  * new PID namespace under runx's init, pidns.h), then runx_launch().
- * Returns as runx_launch() (launch.h); out->pid is the direct child (for
- * pidns the init).
+ * Records whether the child starts in a session of its own
+ * (req->new_session: s->child_leads_session).  Returns as runx_launch()
+ * (launch.h); out->pid is the direct child (for pidns the init).
  */
 int runx_scope_launch(struct runx_scope *s, struct runx_launch_request *req,
 		      struct runx_launched *out);

@@ -288,8 +288,12 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 struct send {
 	int sig, times;
 	bool also_cont;
-	pid_t spare_pgrp; /* > 0: a member of this process group is not sent
-			   * sig (tree_signal_outside_group()) */
+	pid_t spare_pgrp;   /* > 0: a member of this process group is not sent
+			     * sig (tree_signal_outside_group()) */
+	pid_t sent_pgrp;    /* > 0: sig (and SIGCONT) went to this process
+			     * group as a whole (group_first()) ... */
+	uint64_t sent_tick; /* ... in this boot clock tick: a member that
+			     * started in an earlier one is reached */
 };
 
 /* runx_signal_listed() how->times times: the last result (1, 0, -errno). */
@@ -344,7 +348,12 @@ static int pass_one(const struct runx_proc_stat *p, void *arg)
 			ps->error = ps->error ? ps->error : -ENOMEM;
 		bool spared =
 		    ps->how->spare_pgrp > 0 && p->pgrp == ps->how->spare_pgrp;
-		one = dead || spared ? 0 : send_listed(p, ps->how);
+		bool by_group = ps->how->sent_pgrp > 0 &&
+				p->pgrp == ps->how->sent_pgrp &&
+				p->start_time < ps->how->sent_tick;
+		one = dead || spared ? 0
+		      : by_group     ? 1
+				     : send_listed(p, ps->how);
 	}
 	if (one < 0 && ps->error == 0)
 		ps->error = one;
@@ -422,7 +431,7 @@ static int tree_signal_times(struct runx_scope *s, int sig, int times,
 			     bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-	struct send how = {sig, times, false, 0};
+	struct send how = {sig, times, false, 0, 0, 0};
 
 	(void)count;
 	if (!has_children())
@@ -443,7 +452,7 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-	struct send how = {sig, 1, false, pgrp};
+	struct send how = {sig, 1, false, pgrp, 0, 0};
 
 	(void)s;
 	if (!has_children())
@@ -454,7 +463,39 @@ static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 }
 
 /*
- * The first signal and SIGCONT to every descendant, in one sweep.  When
+ * The first signal, and SIGCONT with also_cont, to the command's process
+ * group in one system call each (runx_pidfd_signal_group(), Linux 6.9),
+ * where the command leads a session of its own: every member of its
+ * group is then a descendant (a process joins a group only within its own
+ * session, setpgid(2), and leaves a session only for a new one), and the
+ * pidfd reaches only that group, even once the command is gone.  The
+ * sweep that follows reads every descendant still, to find the rest, but
+ * signals only those outside the group, or inside it and born since
+ * (struct send's sent_tick: one that started in that very tick gets sig
+ * twice).  A process that joined the group between the two (setpgid(2)
+ * of a process of that session, started earlier) gets sig only with the
+ * SIGKILL.  Where the group cannot be signalled (the command reaped, a
+ * kernel before 6.9: EINVAL), nothing changes: the sweep signals each.
+ */
+static void group_first(const struct runx_scope *s, struct send *how)
+{
+	if (!s->child_leads_session || s->child_pidfd < 0 || s->child <= 0)
+		return;
+	uint64_t tick = runx_proc_uptime_ticks();
+	if (runx_pidfd_signal_group(s->child_pidfd, how->sig) < 0)
+		return;
+	if (how->also_cont)
+		runx_pidfd_signal_group(s->child_pidfd, SIGCONT);
+	how->sent_pgrp = s->child;
+	how->sent_tick = tick;
+}
+
+/*
+ * The first signal and SIGCONT to every descendant, in one sweep: the
+ * command's process group first (group_first()), then each other.  Not
+ * the group at once when count is asked for (-v, --report): its members
+ * die before the sweep can count them, so each is signalled and counted
+ * on its own, as before.  When
  * no signal reached anyone yet (the first stop, no signal forwarded
  * before), the sweep's own set is s->reached: one set of 10,000 entries,
  * not two (about 0.9 MB each); a pass after the first then also signals
@@ -464,13 +505,16 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 
-	(void)count;
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0};
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0, 0, 0};
+	if (!count)
+		group_first(s, &how);
 	int r = s->reached.n == 0 ? sweep(&s->reached, NULL, &how, false)
 				  : sweep(&now, &s->reached, &how, false);
 	runx_pidset_free(&now);
+	if (r == 0 && how.sent_pgrp > 0)
+		r = 1; /* the group had a member: ESRCH otherwise */
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
 		runx_scope_signal_child(s, SIGCONT); /* needs no new fd */
 	return r;
@@ -481,7 +525,7 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0};
+	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0, 0, 0};
 
 	return sweep(&s->reached, NULL, &how, true);
 }

@@ -75,6 +75,24 @@ static inline int runx_pidfd_send_signal(int pidfd, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1U << 2) /* include/uapi/linux/pidfd.h */
+#endif
+
+/*
+ * pidfd_send_signal(2) with PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9: signal
+ * number sig to every process of the process group whose id is pidfd's
+ * pid (kernel/signal.c: kill_pgrp_info() of the pidfd's own struct pid,
+ * so once that pid is freed and reused, a new group of that number is not
+ * reached).  0, or -1 with errno: ESRCH (the group has no member left),
+ * EINVAL (a kernel before 6.9), EPERM.
+ */
+static inline int runx_pidfd_signal_group(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL,
+			    PIDFD_SIGNAL_PROCESS_GROUP);
+}
+
 /* runx_pidfd_send_signal() as a count: 1 if sent, 0 if the process is gone
  * (ESRCH), or -errno. */
 static inline int runx_pidfd_signal_reached(int pidfd, int sig)
