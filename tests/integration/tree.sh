@@ -9,8 +9,8 @@
 
 # 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
 # group scope, 4 many leftovers and a fork storm, 5 a child listed before
-# its parent, 2 a stop that releases, 5 the command's process group at once
-plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 2 + 5))
+# its parent, 2 a stop that releases, 10 the command's process group at once
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 2 + 10))
 
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
@@ -183,15 +183,20 @@ term_when_ready "tree, a stop that releases 51 processes, exit status the comman
 # --- the command's process group in one system call ------------------------------
 # The first signal of a stop goes to the command's process group with one
 # pidfd_send_signal(2) (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9), and to
-# each process outside it on its own (runx(1), tree).  The job: 10 shells
-# in the command's group and 10 in sessions of their own, each with a
-# TERM trap that writes a file, and a marked sleep; SIGTERM to runx under
-# strace.  Every trap ran (21 files, the command's too), nothing is left,
-# and runx signalled on its own only the 20 processes outside the group
-# (41, every one, on a kernel that refuses the flag: EINVAL).
-if command -v strace >/dev/null; then
+# each process outside it on its own (runx(1), tree), unless the command
+# catches the signal (its copies between fork and execve must be read
+# first).  The job: 10 shells in the command's group and 10 in sessions
+# of their own, each with a TERM trap that writes a file, and a marked
+# sleep; SIGTERM to runx under strace.  Every trap ran, nothing is left;
+# runx signalled on its own only the 20 processes outside the group (41,
+# every one, on a kernel that refuses the flag: EINVAL), or, when the
+# command traps TERM too, all 41 and the group not at once.
+# group_case NAME LEADER_TRAP STATUS TRAPS: runs the job; LEADER_TRAP
+# "yes" gives the command a TERM trap (exit 7).
+group_case() {
+	local name=$1 trap=$2 want=$3 traps=$4 m d sp group refused
 	new_marker m
-	d=$TMPD/pgrp
+	d=$TMPD/pgrp.$trap
 	mkdir "$d"
 	cat >"$d/member.sh" <<'EOS'
 trap 'echo >"$1/t.$$"; exit 0' TERM
@@ -199,7 +204,7 @@ sleep "$M" &
 wait
 EOS
 	cat >"$d/job.sh" <<'EOS'
-trap 'echo >"$1/t.$$"; exit 7' TERM
+[ "$2" = yes ] && trap 'echo >"$1/t.$$"; exit 7' TERM
 i=0
 while [ $i -lt 10 ]; do
 	sh "$1/member.sh" "$1" &
@@ -211,29 +216,36 @@ wait
 EOS
 	# the marker in the environment, not in an argv that wait_marked reads
 	M=$m strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
-		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" &
+		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" "$trap" &
 	sp=$!
 	if wait_file "$d/ready" 60 && wait_marked "$m" 20; then
 		kill -TERM "$(pgrep -P "$sp")"
 		wait_pid_exit "$sp" 60
-		assert_eq "tree, the command's group at once: runx exits with the command's status" 7 "$WAIT_STATUS"
+		assert_eq "$name: runx exits with the command's status" "$want" "$WAIT_STATUS"
 	else
-		not_ok "tree, the command's group at once: runx exits with the command's status" "the job was never ready"
+		not_ok "$name: runx exits with the command's status" "the job was never ready"
 		kill -KILL "$sp" 2>/dev/null
 		wait_pid_exit "$sp" 10
 	fi
-	assert_eq "tree, the command's group at once: every TERM trap ran" 21 \
-		"$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
-	assert_dead "tree, the command's group at once: the 20 sleeps are gone" "$m"
+	assert_eq "$name: every TERM trap ran" "$traps" "$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
+	assert_dead "$name: the 20 sleeps are gone" "$m"
 	group=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = 0$' "$d/trace")
 	refused=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = -1 EINVAL' "$d/trace")
-	assert_eq "tree, the command's group at once: one SIGTERM to the group (or refused by the kernel)" 1 \
-		"$((group + refused))" "$(cat "$d/trace")"
-	assert_eq "tree, the command's group at once: SIGTERM on its own only outside the group" \
+	if [ "$trap" = yes ]; then
+		assert_eq "$name: no SIGTERM to the group at once" 0 "$((group + refused))" "$(cat "$d/trace")"
+	else
+		assert_eq "$name: one SIGTERM to the group (or refused by the kernel)" 1 \
+			"$((group + refused))" "$(cat "$d/trace")"
+	fi
+	assert_eq "$name: SIGTERM on its own to each process the group send did not reach" \
 		"$([ "$group" -eq 1 ] && echo 20 || echo 41)" \
 		"$(grep -c '^pidfd_send_signal([0-9]*, SIGTERM, NULL, 0)' "$d/trace")"
+}
+if command -v strace >/dev/null; then
+	group_case "tree, the command's group at once" no 143 20
+	group_case "tree, a command that traps TERM: each on its own" yes 7 21
 else
-	skips 5 "tree, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
+	skips 10 "tree, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
 fi
 
 done_testing
