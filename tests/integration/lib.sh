@@ -706,14 +706,17 @@ stat_field() {
 	echo "${f[$((n - 3))]}"
 }
 
-# term_when_ready NAME STATUS READY MARKER N: once the file READY exists
-# and N processes carry MARKER, SIGTERM to the runx of runx_bg; two
-# tests: "NAME: STATUS" (its exit status) and "NAME: the N MARKER
+# term_when_ready NAME STATUS READY MARKER N [child]: once the file READY
+# exists and N processes carry MARKER, SIGTERM to the runx of runx_bg
+# (RUNX_PID; with "child", to its child: runx under a tracer); two tests:
+# "NAME: STATUS" (RUNX_PID's exit status) and "NAME: the N MARKER
 # processes are gone"; then kills what is left of them.
 term_when_ready() {
-	local name=$1 want=$2 ready=$3 m=$4 n=$5
+	local name=$1 want=$2 ready=$3 m=$4 n=$5 target=$RUNX_PID
 	if wait_file "$ready" 60 && wait_marked "$m" "$n"; then
-		kill -TERM "$RUNX_PID"
+		# under a tracer (strace runx ...): runx is RUNX_PID's child
+		[ "${6:-}" = child ] && target=$(pgrep -P "$RUNX_PID")
+		kill -TERM "$target"
 		wait_pid_exit "$RUNX_PID" 60
 		assert_eq "$name: $want" "$want" "$WAIT_STATUS"
 	else

@@ -194,7 +194,7 @@ term_when_ready "tree, a stop that releases 51 processes, exit status the comman
 # group_case NAME LEADER_TRAP STATUS TRAPS: runs the job; LEADER_TRAP
 # "yes" gives the command a TERM trap (exit 7).
 group_case() {
-	local name=$1 trap=$2 want=$3 traps=$4 m d sp group refused
+	local name=$1 trap=$2 want=$3 traps=$4 m d group refused
 	new_marker m
 	d=$TMPD/pgrp.$trap
 	mkdir "$d"
@@ -217,18 +217,9 @@ EOS
 	# the marker in the environment, not in an argv that wait_marked reads
 	M=$m strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
 		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" "$trap" &
-	sp=$!
-	if wait_file "$d/ready" 60 && wait_marked "$m" 20; then
-		kill -TERM "$(pgrep -P "$sp")"
-		wait_pid_exit "$sp" 60
-		assert_eq "$name: runx exits with the command's status" "$want" "$WAIT_STATUS"
-	else
-		not_ok "$name: runx exits with the command's status" "the job was never ready"
-		kill -KILL "$sp" 2>/dev/null
-		wait_pid_exit "$sp" 10
-	fi
+	RUNX_PID=$!
+	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
 	assert_eq "$name: every TERM trap ran" "$traps" "$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
-	assert_dead "$name: the 20 sleeps are gone" "$m"
 	group=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = 0$' "$d/trace")
 	refused=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = -1 EINVAL' "$d/trace")
 	if [ "$trap" = yes ]; then
