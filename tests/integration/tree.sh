@@ -214,8 +214,9 @@ done
 : >"$1/ready"
 wait
 EOS
-	# the marker in the environment, not in an argv that wait_marked reads
-	M=$m strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
+	# the marker in the environment, not in an argv that wait_marked reads;
+	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
+	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
 		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" "$trap" &
 	RUNX_PID=$!
 	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
