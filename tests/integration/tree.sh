@@ -219,6 +219,10 @@ EOS
 	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
 		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" "$trap" &
 	RUNX_PID=$!
+	# every sleep starts at least a clock tick (10 ms) before runx gets
+	# SIGTERM, so none counts as born since the group send (a member that
+	# started in that tick is signalled on its own too: 21, not 20)
+	wait_file "$d/ready" 60 && wait_marked "$m" 20 && sleep 0.05
 	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
 	assert_eq "$name: every TERM trap ran" "$traps" "$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
 	group=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = 0$' "$d/trace")
