@@ -145,4 +145,27 @@ int runx_scope_signal_child(struct runx_scope *s, int sig);
  */
 bool runx_scope_child_alive(const struct runx_scope *s);
 
+/*
+ * A stop's first signal, and SIGCONT with also_cont, to the command's
+ * process group in one system call each: pidfd_send_signal(2) with
+ * PIDFD_SIGNAL_PROCESS_GROUP (Linux 6.9) through the command's pidfd, so
+ * that only the group whose id is that pidfd's own struct pid is reached,
+ * never one that reuses the number.  Only where the command leads a
+ * session of its own (s->child_leads_session: every member of its group is
+ * then the job's: a process joins a group only within its own session,
+ * setpgid(2), and leaves a session only for a new one), /proc shows
+ * runx's own namespace (s->proc_trusted), the command is alive (its
+ * /proc/PID/stat read before a signal 0 through its pidfd), and it neither
+ * catches nor ignores sig (runx_proc_may_divert()): else a member between
+ * fork(2) and execve(2) may be its copy, whose handler takes the signal
+ * where the program it execs never sees it, and a scope must read each
+ * such copy before it signals it (runx_resend_after_exec()).  Returns the
+ * boot clock tick (/proc/PID/stat's start-time unit) read right before the
+ * send, 0 if nothing was sent (one of the above, or the kernel refused the
+ * flag: EINVAL before 6.9).  A member that started before that tick was
+ * reached; one that joined the group since (setpgid(2)) was not.
+ */
+uint64_t runx_scope_signal_group_first(const struct runx_scope *s, int sig,
+				       bool also_cont);
+
 #endif

@@ -463,43 +463,24 @@ static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 }
 
 /*
- * The first signal, and SIGCONT with also_cont, to the command's process
- * group in one system call each (runx_pidfd_signal_group(), Linux 6.9),
- * where the command leads a session of its own: every member of its
- * group is then a descendant (a process joins a group only within its own
- * session, setpgid(2), and leaves a session only for a new one), and the
- * pidfd reaches only that group, even once the command is gone.  The
- * sweep that follows reads every descendant still, to find the rest, but
- * signals only those outside the group, or inside it and born since
- * (struct send's sent_tick: one that started in that very tick gets sig
- * twice).  Not where the command catches or ignores sig: then a member
- * between fork(2) and execve(2) may be its copy, whose handler takes the
- * signal where the program it execs never sees it, and the pass must
- * read each such copy before it signals it (runx_resend_after_exec()).
- * As in the group scope, a copy of another member that catches sig, or
- * a process that joined the group after the signal (setpgid(2) within
- * that session), may see sig only as the SIGKILL.  Where the group
- * cannot be signalled (the command reaped, a kernel before 6.9: EINVAL),
- * nothing changes: the sweep signals each.
+ * The first signal (and SIGCONT) to the command's process group at once,
+ * where it can go (runx_scope_signal_group_first()): every member of that
+ * group is then a descendant.  The sweep that follows reads every
+ * descendant still, to find the rest, but signals only those outside the
+ * group, or inside it and born since (struct send's sent_tick: one that
+ * started in that very tick gets sig twice).  As in the group scope, a
+ * copy of another member that catches sig, or a process that joined the
+ * group after the signal (setpgid(2) within that session), may see sig
+ * only as the SIGKILL.  Where the group is not signalled, nothing
+ * changes: the sweep signals each.
  */
 static void group_first(const struct runx_scope *s, struct send *how)
 {
-	struct runx_proc_stat leader;
+	uint64_t tick =
+	    runx_scope_signal_group_first(s, how->sig, how->also_cont);
 
-	if (!s->child_leads_session || s->child_pidfd < 0 || s->child <= 0 ||
-	    !s->proc_trusted)
+	if (tick == 0)
 		return;
-	/* the command's own stat, if it is still the command (alive after
-	 * the read, so its pid was not reused before) */
-	if (runx_proc_stat(s->child, &leader) < 0 ||
-	    runx_pidfd_send_signal(s->child_pidfd, 0) < 0 ||
-	    runx_proc_may_divert(&leader, how->sig))
-		return;
-	uint64_t tick = runx_proc_uptime_ticks();
-	if (runx_pidfd_signal_group(s->child_pidfd, how->sig) < 0)
-		return;
-	if (how->also_cont)
-		runx_pidfd_signal_group(s->child_pidfd, SIGCONT);
 	how->sent_pgrp = s->child;
 	how->sent_tick = tick;
 }
