@@ -227,6 +227,10 @@ struct cgroup_signal {
 			       * start time) in which the walk of
 			       * cgroup.procs began (first_pass_pid()) */
 	bool no_pidfd;	      /* pidfd_open(2) was refused in this pass */
+	pid_t sent_pgrp;      /* > 0: sig (and SIGCONT) went to this process
+			       * group as a whole (group_first()) ... */
+	uint64_t sent_tick;   /* ... in this boot clock tick: a member that
+			       * started in an earlier one is reached */
 	int reached;
 	int error;
 };
@@ -312,21 +316,27 @@ static void remember_reached(struct cgroup_signal *cs,
  * before it was listed until the read, so it is the listed process (the
  * job's as of the listing) and the one pinned: it is signalled with no cgroup
  * check (one ioctl(2) less per process).  A younger one, or one /proc cannot
- * show, gets pinned_in_job().  1 if signalled (and remembered), 0 (gone, passed
- * over, not the job's), or -errno; -ENOSYS when pidfd_open(2) is refused (the
- * caller signals it the other way).
+ * show, gets pinned_in_job(); so does each where pre (not NULL) is its
+ * stat read already, before the pin (read_before_pin()).  1 if signalled
+ * (and remembered), 0 (gone, passed over, not the job's), or -errno;
+ * -ENOSYS when pidfd_open(2) is refused (the caller signals it the other
+ * way).
  */
-static int first_pass_pid(struct cgroup_signal *cs, pid_t pid)
+static int first_pass_pid(struct cgroup_signal *cs, pid_t pid,
+			  const struct runx_proc_stat *pre)
 {
 	struct runx_proc_stat id = {.pid = pid};
 	int fd = runx_pidfd_open(pid, 0), one = 0;
 
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -ENOSYS;
-	bool seen = runx_proc_stat(pid, &id) == 0;
-	if (!seen)
+	bool seen =
+	    pre != NULL ? pre->pid == pid : runx_proc_stat(pid, &id) == 0;
+	if (pre != NULL && seen)
+		id = *pre;
+	else if (!seen)
 		id = (struct runx_proc_stat){.pid = pid};
-	bool ours = seen && id.start_time < cs->listed_tick;
+	bool ours = pre == NULL && seen && id.start_time < cs->listed_tick;
 	if ((cs->spare_pgrp <= 0 || id.pgrp != cs->spare_pgrp) &&
 	    (ours || pinned_in_job(CG(cs->scope), fd, pid))) {
 		bool copy = runx_resend_after_exec(&id, cs->sig);
@@ -341,19 +351,49 @@ static int first_pass_pid(struct cgroup_signal *cs, pid_t pid)
 }
 
 /*
+ * After the first signal went to the command's process group as a whole
+ * (cs->sent_pgrp): reads pid's /proc/PID/stat into *id (pid 0 there if
+ * /proc cannot show it) and, if it is a member that started before that
+ * send, remembers it as reached (marked as runx_resend_after_exec() says)
+ * with no pidfd and no signal of its own: true then.  A pid reused since
+ * it was listed starts after the send, so it is never taken for one.
+ */
+static bool reached_by_group(struct cgroup_signal *cs, pid_t pid,
+			     struct runx_proc_stat *id)
+{
+	if (runx_proc_stat(pid, id) < 0) {
+		*id = (struct runx_proc_stat){.pid = 0};
+		return false;
+	}
+	if (id->pgrp != cs->sent_pgrp || id->start_time >= cs->sent_tick)
+		return false;
+	remember_reached(cs, id, runx_resend_after_exec(id, cs->sig));
+	count_outcome(cs, runx_proc_is_dead(id) ? 0 : 1);
+	return true;
+}
+
+/*
  * Signals one pid of cgroup.procs and remembers it as reached (noting a
  * fork copy, runx_resend_after_exec()); with only_new, a pid reached already
- * gets the signal again only as runx_reach_again() says.
+ * gets the signal again only as runx_reach_again() says.  A member of the
+ * process group the signal went to as a whole is only remembered
+ * (reached_by_group()).
  */
 static int signal_cgroup_pid(pid_t pid, void *arg)
 {
 	struct cgroup_signal *cs = arg;
-	struct runx_proc_stat id = {.pid = pid};
+	struct runx_proc_stat id = {.pid = pid}, pre;
+	const struct runx_proc_stat *read = NULL;
 	int one;
 
+	if (cs->sent_pgrp > 0) {
+		if (reached_by_group(cs, pid, &pre))
+			return 0;
+		read = &pre;
+	}
 	if (!cs->only_new && !cs->frozen && cs->listed_tick > 0 &&
 	    !cs->no_pidfd) {
-		one = first_pass_pid(cs, pid);
+		one = first_pass_pid(cs, pid, read);
 		if (one != -ENOSYS) {
 			count_outcome(cs, one);
 			return 0;
@@ -362,7 +402,9 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	}
 	/* the incarnation, not the pid: after a pid wrap a reused pid is a
 	 * new process (start time 0 where /proc cannot tell) */
-	if (runx_proc_stat(pid, &id) < 0)
+	if (read != NULL && read->pid == pid)
+		id = *read;
+	else if (runx_proc_stat(pid, &id) < 0)
 		id = (struct runx_proc_stat){.pid = pid};
 	if (cs->spare_pgrp > 0 && id.pgrp == cs->spare_pgrp)
 		return 0;
@@ -475,15 +517,52 @@ static int cgroup_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-/* The first signal and SIGCONT to every process, in one frozen pass. */
+/*
+ * The first signal (and SIGCONT) to the command's process group at once,
+ * where it can go (runx_scope_signal_group_first()) and the command is
+ * still in the job's subtree (a command that left it is signalled through
+ * its pidfd by the stop, which says so).  A member of that group that
+ * left the subtree is the job's all the same (the command's session), and
+ * gets the signal too.  The pass that follows signals only the processes
+ * outside the group, or inside it and born since (reached_by_group()).
+ */
+static void group_first(struct cgroup_signal *cs)
+{
+	struct runx_scope *s = cs->scope;
+
+	if (s->child_pidfd < 0 ||
+	    !pinned_in_job(CG(s), s->child_pidfd, s->child))
+		return;
+	uint64_t tick =
+	    runx_scope_signal_group_first(s, cs->sig, cs->then_cont);
+	if (tick == 0)
+		return;
+	cs->sent_pgrp = s->child;
+	cs->sent_tick = tick;
+}
+
+/*
+ * The first signal and SIGCONT to every process, in one pass, frozen up
+ * to FREEZE_MAX processes (freeze()); the command's process group first
+ * (group_first()), except when count is asked for (-v, --report): its
+ * members die before the pass can count them.
+ */
 static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, count);
 	bool frozen = freeze(s);
-	int r = signal_each(s, sig, false, frozen, sig != SIGCONT);
+	struct cgroup_signal cs = {.scope = s,
+				   .sig = sig,
+				   .frozen = frozen,
+				   .then_cont = sig != SIGCONT};
+	if (!count)
+		group_first(&cs);
+	int r = signal_pids(&cs);
 	if (frozen)
 		runx_cgroup_freeze(CG(s), false, 0);
+	if (r == 0 && cs.sent_pgrp > 0)
+		r = 1; /* the group had a member: ESRCH otherwise */
 	return r;
 }
 

@@ -20,8 +20,9 @@ ps_tests=2
 [ -n "$GLIBC_VERSION" ] && ! glibc_at_least 2.39 && ps_tests=4
 # 16 a fresh cgroup, 6 options, 1 -v, posix_spawn, 44 adversarial trees
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
-# once, 10 exec failures, 8 unprivileged
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 3))
+# once, 10 exec failures, 8 unprivileged, 10 the command's group at
+# once, 3 runx moved between attempts
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -309,6 +310,20 @@ else
 		"runx_error True" \
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["reason"], "delegated to you" in (r["error"] or ""))' "$NOBODY_DIR/report.json" 2>&1)"
 	assert_no_cgroup "unprivileged -C: no cgroup left" "$RUNX_PID"
+fi
+
+# --- the command's process group in one system call ------------------------------
+# group_first_case (lib.sh), in the cgroup scope: the first signal of a
+# stop to the command's group at once, to the 20 processes outside it one
+# by one (kill(2) in the frozen cgroup); all 41 one by one when the command
+# traps TERM (or the kernel refuses the flag).
+if command -v strace >/dev/null; then
+	group_first_case "cgroup, the command's group at once" no 143 20 \
+		"${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup
+	group_first_case "cgroup, a command that traps TERM: each on its own" yes 7 21 \
+		"${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup
+else
+	skips 10 "cgroup, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
 fi
 
 # runx moved to another cgroup during the wait between two attempts:

@@ -728,6 +728,65 @@ term_when_ready() {
 	kill_marked "$m"
 }
 
+# group_first_case NAME LEADER_TRAP STATUS TRAPS RUNX_ARGS...: the first
+# signal of a stop goes to the command's process group with one
+# pidfd_send_signal(2) (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9) and to each
+# process outside it on its own (runx(1): tree, cgroup), unless the
+# command catches the signal.  The job: 10 shells in the command's group
+# and 10 in sessions of their own, each with a TERM trap that writes a
+# file, and a marked sleep; runx (RUNX_ARGS, then "-k 5 --") under strace
+# gets SIGTERM.  Five tests: runx exits STATUS, nothing marked is left,
+# TRAPS traps ran (LEADER_TRAP "yes" gives the command one too: exit 7),
+# one SIGTERM to the group (none with LEADER_TRAP "yes"; EINVAL counts: a
+# kernel that refuses the flag), and SIGTERM on its own (a pidfd's, or
+# kill(2)'s in a frozen cgroup) to the 20 outside the group, or to all 41
+# where the group was not signalled at once.
+group_first_case() {
+	local name=$1 trap=$2 want=$3 traps=$4 m d group refused
+	shift 4
+	new_marker m
+	d=$(mktemp -d "$TMPD/pgrp.XXXXXX")
+	cat >"$d/member.sh" <<'EOS'
+trap 'echo >"$1/t.$$"; exit 0' TERM
+sleep "$M" &
+wait
+EOS
+	cat >"$d/job.sh" <<'EOS'
+[ "$2" = yes ] && trap 'echo >"$1/t.$$"; exit 7' TERM
+i=0
+while [ $i -lt 10 ]; do
+	sh "$1/member.sh" "$1" &
+	setsid sh "$1/member.sh" "$1" &
+	i=$((i + 1))
+done
+: >"$1/ready"
+wait
+EOS
+	# the marker in the environment, not in an argv that wait_marked reads;
+	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
+	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=pidfd_send_signal,kill \
+		"$RUNX" "$@" -k 5 -- sh "$d/job.sh" "$d" "$trap" &
+	RUNX_PID=$!
+	# every sleep starts at least a clock tick (10 ms) before runx gets
+	# SIGTERM, so none counts as born since the group send (a member that
+	# started in that tick is signalled on its own too: 21, not 20)
+	wait_file "$d/ready" 60 && wait_marked "$m" 20 && sleep 0.05
+	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
+	assert_eq "$name: every TERM trap ran" "$traps" "$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
+	group=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = 0$' "$d/trace")
+	refused=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = -1 EINVAL' "$d/trace")
+	if [ "$trap" = yes ]; then
+		assert_eq "$name: no SIGTERM to the group at once" 0 "$((group + refused))" "$(cat "$d/trace")"
+	else
+		assert_eq "$name: one SIGTERM to the group (or refused by the kernel)" 1 \
+			"$((group + refused))" "$(cat "$d/trace")"
+	fi
+	assert_eq "$name: SIGTERM on its own to each process the group send did not reach" \
+		"$([ "$group" -eq 1 ] && echo 20 || echo 41)" \
+		"$(grep -cE '^(pidfd_send_signal\([0-9]+|kill\([1-9][0-9]*), SIGTERM(, NULL, 0)?\)' "$d/trace")" \
+		"$(cat "$d/trace")"
+}
+
 # wait_pid_exit PID [SECONDS]: wait for a background job of this shell (do
 # not call it in a subshell: $(...) cannot wait for the shell's jobs); sets
 # WAIT_STATUS to its exit status.  If the guard expires, the job is

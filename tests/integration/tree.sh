@@ -181,65 +181,14 @@ runx_bg --kill-scope=tree -k 5 -- sh -c "trap 'exit 7' TERM; i=0; while [ \$i -l
 term_when_ready "tree, a stop that releases 51 processes, exit status the command's own" 7 "$d/ready" "$m" 50
 
 # --- the command's process group in one system call ------------------------------
-# The first signal of a stop goes to the command's process group with one
-# pidfd_send_signal(2) (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9), and to
-# each process outside it on its own (runx(1), tree), unless the command
-# catches the signal (its copies between fork and execve must be read
-# first).  The job: 10 shells in the command's group and 10 in sessions
-# of their own, each with a TERM trap that writes a file, and a marked
-# sleep; SIGTERM to runx under strace.  Every trap ran, nothing is left;
-# runx signalled on its own only the 20 processes outside the group (41,
-# every one, on a kernel that refuses the flag: EINVAL), or, when the
-# command traps TERM too, all 41 and the group not at once.
-# group_case NAME LEADER_TRAP STATUS TRAPS: runs the job; LEADER_TRAP
-# "yes" gives the command a TERM trap (exit 7).
-group_case() {
-	local name=$1 trap=$2 want=$3 traps=$4 m d group refused
-	new_marker m
-	d=$TMPD/pgrp.$trap
-	mkdir "$d"
-	cat >"$d/member.sh" <<'EOS'
-trap 'echo >"$1/t.$$"; exit 0' TERM
-sleep "$M" &
-wait
-EOS
-	cat >"$d/job.sh" <<'EOS'
-[ "$2" = yes ] && trap 'echo >"$1/t.$$"; exit 7' TERM
-i=0
-while [ $i -lt 10 ]; do
-	sh "$1/member.sh" "$1" &
-	setsid sh "$1/member.sh" "$1" &
-	i=$((i + 1))
-done
-: >"$1/ready"
-wait
-EOS
-	# the marker in the environment, not in an argv that wait_marked reads;
-	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
-	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=pidfd_send_signal "$RUNX" "${LAUNCH_ARGS[@]}" \
-		--kill-scope=tree -k 5 -- sh "$d/job.sh" "$d" "$trap" &
-	RUNX_PID=$!
-	# every sleep starts at least a clock tick (10 ms) before runx gets
-	# SIGTERM, so none counts as born since the group send (a member that
-	# started in that tick is signalled on its own too: 21, not 20)
-	wait_file "$d/ready" 60 && wait_marked "$m" 20 && sleep 0.05
-	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
-	assert_eq "$name: every TERM trap ran" "$traps" "$(find "$d" -name 't.*' | wc -l | tr -d ' ')"
-	group=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = 0$' "$d/trace")
-	refused=$(grep -cE '^pidfd_send_signal\([0-9]+, SIGTERM, NULL, (0x4|PIDFD_SIGNAL_PROCESS_GROUP)\) = -1 EINVAL' "$d/trace")
-	if [ "$trap" = yes ]; then
-		assert_eq "$name: no SIGTERM to the group at once" 0 "$((group + refused))" "$(cat "$d/trace")"
-	else
-		assert_eq "$name: one SIGTERM to the group (or refused by the kernel)" 1 \
-			"$((group + refused))" "$(cat "$d/trace")"
-	fi
-	assert_eq "$name: SIGTERM on its own to each process the group send did not reach" \
-		"$([ "$group" -eq 1 ] && echo 20 || echo 41)" \
-		"$(grep -c '^pidfd_send_signal([0-9]*, SIGTERM, NULL, 0)' "$d/trace")"
-}
+# group_first_case (lib.sh): the first signal of a stop to the command's
+# group at once, to the 20 processes outside it one by one; all 41 one by
+# one when the command traps TERM (or the kernel refuses the flag).
 if command -v strace >/dev/null; then
-	group_case "tree, the command's group at once" no 143 20
-	group_case "tree, a command that traps TERM: each on its own" yes 7 21
+	group_first_case "tree, the command's group at once" no 143 20 \
+		"${LAUNCH_ARGS[@]}" --kill-scope=tree
+	group_first_case "tree, a command that traps TERM: each on its own" yes 7 21 \
+		"${LAUNCH_ARGS[@]}" --kill-scope=tree
 else
 	skips 10 "tree, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
 fi
