@@ -385,26 +385,48 @@ static void pidns_wait_forward(pid_t init, int sig)
 }
 
 /*
+ * True unless the command (the init's child) is alive and neither catches
+ * nor ignores sig (runx_proc_may_divert()); also true once it is gone or
+ * /proc cannot show it.
+ */
+static bool command_may_divert(const struct runx_scope *s, int sig)
+{
+	struct runx_proc_stat cmd;
+	pid_t pid = pidns_command_pid(s);
+
+	return pid <= 0 || runx_proc_stat(pid, &cmd) < 0 ||
+	       runx_proc_is_dead(&cmd) || runx_proc_may_divert(&cmd, sig);
+}
+
+/*
  * The first signal of a stop and SIGCONT, through the init (which sends
  * each to the whole namespace with kill(2) of -1), remembering when, in
  * the boot clock ticks of /proc/PID/stat's start time, for newcomers().
- * The processes between fork(2) and execve(2) are found before
- * (runx_copies_find()), and looked at again once the init has forwarded
- * the signal (pidns_wait_forward(), runx_copies_note()).
+ * The SIGCONT waits until the init has forwarded sig
+ * (pidns_wait_forward()).  Where the command catches or ignores sig
+ * (command_may_divert()), the processes between fork(2) and execve(2)
+ * are found before the signal (runx_copies_find()) and looked at again
+ * once it is forwarded (runx_copies_note()); as in the group scope, else
+ * that walk of every process is not worth its cost (it delays the signal
+ * to all of them), and a copy of another process that catches sig is not
+ * noted.
  */
 static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
 	struct runx_copies c = {
 	    .scope = s, .sig = sig, .member = of_namespace_not_init, .arg = &g};
-	bool copies = s->proc_trusted && sig != SIGKILL && sig != SIGCONT &&
+	bool wait = s->proc_trusted && sig != SIGKILL && sig != SIGCONT;
+	bool copies = wait && command_may_divert(s, sig) &&
 		      read_namespace(s, g.ns, sizeof(g.ns));
 
 	s->stop_tick = runx_proc_uptime_ticks();
 	if (copies)
 		runx_copies_find(&c);
 	int r = pidns_signal(s, sig, count);
-	if (r > 0 && copies)
+	/* also without copies: a SIGKILL to the init right after (-k 0)
+	 * could end it before it forwarded sig, and sig would reach none */
+	if (r > 0 && wait)
 		pidns_wait_forward(s->child, sig == SIGSTOP ? SIGTSTP : sig);
 	if (r >= 0)
 		runx_scope_signal_child(s, SIGCONT);

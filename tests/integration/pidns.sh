@@ -14,13 +14,13 @@ setup_nobody
 
 # 23 per user (root, nobody), 3 id maps, 6 signals, 2 --wait-all, 7
 # stdio, 3 -v and report, 5 alive at the deadline, 2 per backend when
-# RUNX_LAUNCH is not set, 2 + 2 where namespaces cannot be made (2 with
-# seccomp, on x86-64 only)
+# RUNX_LAUNCH is not set, 6 the first signal's look at every process,
+# 2 + 2 where namespaces cannot be made (2 with seccomp, on x86-64 only)
 n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 6 + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -297,6 +297,39 @@ if [ -z "${RUNX_LAUNCH:-}" ]; then
 			"$(runx_with "$b" --kill-scope=pidns -- sh -c 'echo $$') $(st runx_with "$b" --kill-scope=pidns -- sh -c 'exit 7')"
 		assert_eq "--launch=$b as nobody: status 7" 7 "$(st as_nobody "$NRUNX" --launch="$b" --kill-scope=pidns -- sh -c 'exit 7')"
 	done
+fi
+
+# --- the first signal with no look at every process first --------------------------
+# Where the command neither catches nor ignores the stop's first signal,
+# runx has the init send it without reading every process first (the
+# look for fork copies, runx(1), pidns): at most 3 /proc/PID/stat reads
+# before its SIGTERM to the init.  Where the command traps TERM, it reads
+# each process first: at least the job's 21.  runx runs under strace (the
+# marker is in the environment, not in an argv that wait_marked reads).
+# census_case NAME TRAP STATUS: 3 tests.
+census_case() {
+	local name=$1 trap=$2 want=$3 m d reads
+	new_marker m
+	d=$(mktemp -d "$TMPD/census.XXXXXX")
+	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
+	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=openat,pidfd_send_signal \
+		"$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns -k 5 -- sh -c '[ "$1" = yes ] && trap "exit 7" TERM
+		i=0; while [ $i -lt 20 ]; do sleep "$M" & i=$((i + 1)); done; : >"$2"; wait' sh "$trap" "$d/ready" &
+	RUNX_PID=$!
+	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
+	reads=$(awk '/^pidfd_send_signal\([0-9]+, SIGTERM,/ { exit }
+		/^openat\(.*"\/proc\/[0-9]+\/stat"/ { n++ } END { print n + 0 }' "$d/trace")
+	if [ "$trap" = yes ]; then
+		assert_true "$name: each process read before the first signal ($reads reads)" test "$reads" -ge 21
+	else
+		assert_true "$name: no look at every process before the first signal ($reads reads)" test "$reads" -le 3
+	fi
+}
+if command -v strace >/dev/null; then
+	census_case "pidns, a command that does not catch TERM" no 143
+	census_case "pidns, a command that traps TERM" yes 7
+else
+	skips 6 "pidns, the first signal with no look at every process first" "needs strace (scripts/install-deps --test installs it)"
 fi
 
 # --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
