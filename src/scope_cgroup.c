@@ -530,15 +530,10 @@ static void group_first(struct cgroup_signal *cs)
 {
 	struct runx_scope *s = cs->scope;
 
-	if (s->child_pidfd < 0 ||
-	    !pinned_in_job(CG(s), s->child_pidfd, s->child))
-		return;
-	uint64_t tick =
-	    runx_scope_signal_group_first(s, cs->sig, cs->then_cont);
-	if (tick == 0)
-		return;
-	cs->sent_pgrp = s->child;
-	cs->sent_tick = tick;
+	if (s->child_pidfd >= 0 &&
+	    pinned_in_job(CG(s), s->child_pidfd, s->child))
+		(void)runx_scope_signal_group_first(
+		    s, cs->sig, cs->then_cont, &cs->sent_pgrp, &cs->sent_tick);
 }
 
 /*

@@ -159,13 +159,15 @@ bool runx_scope_child_alive(const struct runx_scope *s);
  * catches nor ignores sig (runx_proc_may_divert()): else a member between
  * fork(2) and execve(2) may be its copy, whose handler takes the signal
  * where the program it execs never sees it, and a scope must read each
- * such copy before it signals it (runx_resend_after_exec()).  Returns the
- * boot clock tick (/proc/PID/stat's start-time unit) read right before the
- * send, 0 if nothing was sent (one of the above, or the kernel refused the
- * flag: EINVAL before 6.9).  A member that started before that tick was
- * reached; one that joined the group since (setpgid(2)) was not.
+ * such copy before it signals it (runx_resend_after_exec()).  Returns true
+ * if sent, with the group's id in *pgrp and, in *tick, the boot clock tick
+ * (/proc/PID/stat's start-time unit) read right before the send: a member
+ * that started before that tick was reached; one that joined the group
+ * since (setpgid(2)) was not.  False, *pgrp and *tick untouched, if
+ * nothing was sent (one of the above, or the kernel refused the flag:
+ * EINVAL before 6.9).
  */
-uint64_t runx_scope_signal_group_first(const struct runx_scope *s, int sig,
-				       bool also_cont);
+bool runx_scope_signal_group_first(const struct runx_scope *s, int sig,
+				   bool also_cont, pid_t *pgrp, uint64_t *tick);
 
 #endif

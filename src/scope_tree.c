@@ -431,7 +431,7 @@ static int tree_signal_times(struct runx_scope *s, int sig, int times,
 			     bool count)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-	struct send how = {sig, times, false, 0, 0, 0};
+	struct send how = {.sig = sig, .times = times};
 
 	(void)count;
 	if (!has_children())
@@ -452,7 +452,7 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-	struct send how = {sig, 1, false, pgrp, 0, 0};
+	struct send how = {.sig = sig, .times = 1, .spare_pgrp = pgrp};
 
 	(void)s;
 	if (!has_children())
@@ -476,13 +476,8 @@ static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
  */
 static void group_first(const struct runx_scope *s, struct send *how)
 {
-	uint64_t tick =
-	    runx_scope_signal_group_first(s, how->sig, how->also_cont);
-
-	if (tick == 0)
-		return;
-	how->sent_pgrp = s->child;
-	how->sent_tick = tick;
+	(void)runx_scope_signal_group_first(s, how->sig, how->also_cont,
+					    &how->sent_pgrp, &how->sent_tick);
 }
 
 /*
@@ -502,7 +497,9 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0, 0, 0};
+	struct send how = {.sig = sig,
+			   .times = 1,
+			   .also_cont = sig != SIGCONT && sig != SIGKILL};
 	if (!count)
 		group_first(s, &how);
 	int r = s->reached.n == 0 ? sweep(&s->reached, NULL, &how, false)
@@ -520,7 +517,9 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 {
 	if (!has_children())
 		return 0;
-	struct send how = {sig, 1, sig != SIGCONT && sig != SIGKILL, 0, 0, 0};
+	struct send how = {.sig = sig,
+			   .times = 1,
+			   .also_cont = sig != SIGCONT && sig != SIGKILL};
 
 	return sweep(&s->reached, NULL, &how, true);
 }

@@ -317,14 +317,7 @@ fi
 # stop to the command's group at once, to the 20 processes outside it one
 # by one (kill(2) in the frozen cgroup); all 41 one by one when the command
 # traps TERM (or the kernel refuses the flag).
-if command -v strace >/dev/null; then
-	group_first_case "cgroup, the command's group at once" no 143 20 \
-		"${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup
-	group_first_case "cgroup, a command that traps TERM: each on its own" yes 7 21 \
-		"${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup
-else
-	skips 10 "cgroup, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
-fi
+group_first_cases cgroup "${CG_LAUNCH_ARGS[@]}"
 
 # runx moved to another cgroup during the wait between two attempts:
 # attempt 2's cgroup is made below the new one.  runx keeps its own

@@ -787,6 +787,19 @@ EOS
 		"$(cat "$d/trace")"
 }
 
+# group_first_cases SCOPE RUNX_ARGS...: group_first_case's two cases (10
+# tests) in --kill-scope=SCOPE, or their skips without strace.
+group_first_cases() {
+	local sc=$1
+	shift
+	if ! command -v strace >/dev/null; then
+		skips 10 "$sc, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
+		return
+	fi
+	group_first_case "$sc, the command's group at once" no 143 20 "$@" --kill-scope="$sc"
+	group_first_case "$sc, a command that traps TERM: each on its own" yes 7 21 "$@" --kill-scope="$sc"
+}
+
 # wait_pid_exit PID [SECONDS]: wait for a background job of this shell (do
 # not call it in a subshell: $(...) cannot wait for the shell's jobs); sets
 # WAIT_STATUS to its exit status.  If the guard expires, the job is

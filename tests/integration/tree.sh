@@ -184,13 +184,6 @@ term_when_ready "tree, a stop that releases 51 processes, exit status the comman
 # group_first_case (lib.sh): the first signal of a stop to the command's
 # group at once, to the 20 processes outside it one by one; all 41 one by
 # one when the command traps TERM (or the kernel refuses the flag).
-if command -v strace >/dev/null; then
-	group_first_case "tree, the command's group at once" no 143 20 \
-		"${LAUNCH_ARGS[@]}" --kill-scope=tree
-	group_first_case "tree, a command that traps TERM: each on its own" yes 7 21 \
-		"${LAUNCH_ARGS[@]}" --kill-scope=tree
-else
-	skips 10 "tree, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
-fi
+group_first_cases tree "${LAUNCH_ARGS[@]}"
 
 done_testing
