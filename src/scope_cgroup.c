@@ -317,7 +317,7 @@ static void remember_reached(struct cgroup_signal *cs,
  * job's as of the listing) and the one pinned: it is signalled with no cgroup
  * check (one ioctl(2) less per process).  A younger one, or one /proc cannot
  * show, gets pinned_in_job(); so does each where pre (not NULL) is its
- * stat read already, before the pin (read_before_pin()).  1 if signalled
+ * stat read already, before the pin (reached_by_group()).  1 if signalled
  * (and remembered), 0 (gone, passed over, not the job's), or -errno;
  * -ENOSYS when pidfd_open(2) is refused (the caller signals it the other
  * way).
