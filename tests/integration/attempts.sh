@@ -942,6 +942,16 @@ elif os.WIFSIGNALED(status):
     print("signal %d" % os.WTERMSIG(status))
 else:
     print("exit %d" % os.WEXITSTATUS(status))
+# what runx wrote just before it exited, which pump() may not have read
+# yet: the pty keeps it until read (then EIO, the slave side closed)
+while select.select([fd], [], [], 0.2)[0]:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out.extend(chunk)
 sys.stderr.write(out.decode(errors="replace"))
 PYEOF
 new_marker m
