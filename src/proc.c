@@ -199,6 +199,14 @@ bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig)
 	       ((st->caught | st->ignored) & (1ULL << (sig - 1))) != 0;
 }
 
+bool runx_proc_pid_may_divert(pid_t pid, int sig)
+{
+	struct runx_proc_stat st;
+
+	return runx_proc_stat(pid, &st) < 0 || runx_proc_is_dead(&st) ||
+	       runx_proc_may_divert(&st, sig);
+}
+
 bool runx_proc_ignores(const struct runx_proc_stat *st, int sig)
 {
 	return sig >= 1 && sig <= 31 &&

@@ -97,6 +97,16 @@ bool runx_proc_has_live_threads(pid_t pid);
  */
 bool runx_proc_may_divert(const struct runx_proc_stat *st, int sig);
 
+/*
+ * True unless process pid is alive and neither catches nor ignores sig
+ * (runx_proc_may_divert() of its /proc/PID/stat): also true once it has
+ * exited (runx_proc_is_dead()) or where /proc cannot show it (pid <= 0,
+ * reaped, out of fds), since nothing then tells what its handlers are.
+ * Up to two fds for the duration of the call (runx_proc_stat(),
+ * runx_proc_is_dead()).
+ */
+bool runx_proc_pid_may_divert(pid_t pid, int sig);
+
 /* True if st ignores sig (field 33; signals 1-31 only, else false). */
 bool runx_proc_ignores(const struct runx_proc_stat *st, int sig);
 

@@ -164,8 +164,9 @@ static bool of_group(const struct runx_proc_stat *st, void *arg)
  * member between fork(2) and execve(2) runs its parent's handlers, which
  * may take the signal where the program it then execs never sees it
  * (runx_resend_after_exec()).  So where the group's leader catches or
- * ignores sig (else the walk is not worth its cost, and copies of another
- * member that does are not noted), such members are found before the
+ * ignores sig, or has exited (runx_proc_pid_may_divert(); else the walk is
+ * not worth its cost, and copies of another member that does are not
+ * noted), such members are found before the
  * kill(2) and looked at again right after it (runx_copies_find(),
  * runx_copies_note()).
  */
@@ -173,10 +174,8 @@ static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 {
 	struct runx_copies g = {
 	    .scope = s, .sig = sig, .member = of_group, .arg = &s->child};
-	struct runx_proc_stat leader;
 	bool copies =
-	    s->proc_trusted && (runx_proc_stat(s->child, &leader) < 0 ||
-				runx_proc_may_divert(&leader, sig));
+	    s->proc_trusted && runx_proc_pid_may_divert(s->child, sig);
 	int r = count ? count_group(s) : 1;
 
 	s->stop_tick = runx_proc_uptime_ticks();

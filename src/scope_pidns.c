@@ -385,26 +385,12 @@ static void pidns_wait_forward(pid_t init, int sig)
 }
 
 /*
- * True unless the command (the init's child) is alive and neither catches
- * nor ignores sig (runx_proc_may_divert()); also true once it is gone or
- * /proc cannot show it.
- */
-static bool command_may_divert(const struct runx_scope *s, int sig)
-{
-	struct runx_proc_stat cmd;
-	pid_t pid = pidns_command_pid(s);
-
-	return pid <= 0 || runx_proc_stat(pid, &cmd) < 0 ||
-	       runx_proc_is_dead(&cmd) || runx_proc_may_divert(&cmd, sig);
-}
-
-/*
  * The first signal of a stop and SIGCONT, through the init (which sends
  * each to the whole namespace with kill(2) of -1), remembering when, in
  * the boot clock ticks of /proc/PID/stat's start time, for newcomers().
  * The SIGCONT waits until the init has forwarded sig
  * (pidns_wait_forward()).  Where the command catches or ignores sig
- * (command_may_divert()), the processes between fork(2) and execve(2)
+ * (runx_proc_pid_may_divert()), the processes between fork(2) and execve(2)
  * are found before the signal (runx_copies_find()) and looked at again
  * once it is forwarded (runx_copies_note()); as in the group scope, else
  * that walk of every process is not worth its cost (it delays the signal
@@ -417,7 +403,8 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 	struct runx_copies c = {
 	    .scope = s, .sig = sig, .member = of_namespace_not_init, .arg = &g};
 	bool wait = s->proc_trusted && sig != SIGKILL && sig != SIGCONT;
-	bool copies = wait && command_may_divert(s, sig) &&
+	bool copies = wait &&
+		      runx_proc_pid_may_divert(pidns_command_pid(s), sig) &&
 		      read_namespace(s, g.ns, sizeof(g.ns));
 
 	s->stop_tick = runx_proc_uptime_ticks();

@@ -186,16 +186,13 @@ bool runx_scope_child_alive(const struct runx_scope *s)
 bool runx_scope_signal_group_first(const struct runx_scope *s, int sig,
 				   bool also_cont, pid_t *pgrp, uint64_t *tick)
 {
-	struct runx_proc_stat leader;
-
 	if (!s->child_leads_session || s->child_pidfd < 0 || s->child <= 0 ||
 	    !s->proc_trusted)
 		return false;
 	/* the command's own stat, if it is still the command (alive after
 	 * the read, so its pid was not reused before) */
-	if (runx_proc_stat(s->child, &leader) < 0 ||
-	    runx_pidfd_send_signal(s->child_pidfd, 0) < 0 ||
-	    runx_proc_may_divert(&leader, sig))
+	if (runx_proc_pid_may_divert(s->child, sig) ||
+	    runx_pidfd_send_signal(s->child_pidfd, 0) < 0)
 		return false;
 	uint64_t before = runx_proc_uptime_ticks();
 	if (runx_pidfd_signal_group(s->child_pidfd, sig) < 0)
