@@ -317,7 +317,7 @@ static void remember_reached(struct cgroup_signal *cs,
  * job's as of the listing) and the one pinned: it is signalled with no cgroup
  * check (one ioctl(2) less per process).  A younger one, or one /proc cannot
  * show, gets pinned_in_job(); so does each where pre (not NULL) is its
- * stat read already, before the pin (reached_by_group()).  1 if signalled
+ * stat, read before the pin (signal_cgroup_pid()).  1 if signalled
  * (and remembered), 0 (gone, passed over, not the job's), or -errno;
  * -ENOSYS when pidfd_open(2) is refused (the caller signals it the other
  * way).
@@ -330,9 +330,8 @@ static int first_pass_pid(struct cgroup_signal *cs, pid_t pid,
 
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -ENOSYS;
-	bool seen =
-	    pre != NULL ? pre->pid == pid : runx_proc_stat(pid, &id) == 0;
-	if (pre != NULL && seen)
+	bool seen = pre != NULL || runx_proc_stat(pid, &id) == 0;
+	if (pre != NULL)
 		id = *pre;
 	else if (!seen)
 		id = (struct runx_proc_stat){.pid = pid};
@@ -352,19 +351,15 @@ static int first_pass_pid(struct cgroup_signal *cs, pid_t pid,
 
 /*
  * After the first signal went to the command's process group as a whole
- * (cs->sent_pgrp): reads pid's /proc/PID/stat into *id (pid 0 there if
- * /proc cannot show it) and, if it is a member that started before that
- * send, remembers it as reached (marked as runx_resend_after_exec() says)
- * with no pidfd and no signal of its own: true then.  A pid reused since
- * it was listed starts after the send, so it is never taken for one.
+ * (cs->sent_pgrp): if id, a /proc/PID/stat read of a listed pid, is a
+ * member that started before that send, remembers it as reached (marked
+ * as runx_resend_after_exec() says) with no pidfd and no signal of its
+ * own: true then.  A pid reused since it was listed starts after the
+ * send, so it is never taken for one.
  */
-static bool reached_by_group(struct cgroup_signal *cs, pid_t pid,
-			     struct runx_proc_stat *id)
+static bool reached_by_group(struct cgroup_signal *cs,
+			     const struct runx_proc_stat *id)
 {
-	if (runx_proc_stat(pid, id) < 0) {
-		*id = (struct runx_proc_stat){.pid = 0};
-		return false;
-	}
 	if (id->pgrp != cs->sent_pgrp || id->start_time >= cs->sent_tick)
 		return false;
 	remember_reached(cs, id, runx_resend_after_exec(id, cs->sig));
@@ -386,8 +381,10 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	const struct runx_proc_stat *read = NULL;
 	int one;
 
-	if (cs->sent_pgrp > 0) {
-		if (reached_by_group(cs, pid, &pre))
+	/* a stat read fails for a process gone, or one /proc cannot show:
+	 * it is pinned and read as in a pass with no group send */
+	if (cs->sent_pgrp > 0 && runx_proc_stat(pid, &pre) == 0) {
+		if (reached_by_group(cs, &pre))
 			return 0;
 		read = &pre;
 	}
@@ -402,7 +399,7 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	}
 	/* the incarnation, not the pid: after a pid wrap a reused pid is a
 	 * new process (start time 0 where /proc cannot tell) */
-	if (read != NULL && read->pid == pid)
+	if (read != NULL)
 		id = *read;
 	else if (runx_proc_stat(pid, &id) < 0)
 		id = (struct runx_proc_stat){.pid = pid};
