@@ -728,6 +728,28 @@ term_when_ready() {
 	kill_marked "$m"
 }
 
+# have_strace N NAME: true if strace is here; else N skips of NAME
+# (scripts/install-deps --test installs it) and false.
+have_strace() {
+	command -v strace >/dev/null && return 0
+	skips "$1" "$2" "needs strace (scripts/install-deps --test installs it)"
+	return 1
+}
+
+# runx_traced_bg TRACE SYSCALLS MARKER RUNX_ARGS...: runx in the background
+# under strace -e trace=SYSCALLS (its trace in TRACE), with M=MARKER in its
+# environment, not in an argv that wait_marked reads; RUNX_PID is the
+# tracer's pid (term_when_ready's "child" signals runx itself).
+# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit), so
+# leak checks are off.
+runx_traced_bg() {
+	local trace=$1 calls=$2 m=$3
+	shift 3
+	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -qq -o "$trace" -e trace="$calls" "$RUNX" "$@" &
+	RUNX_PID=$!
+}
+
 # group_first_case NAME LEADER_TRAP STATUS TRAPS RUNX_ARGS...: the first
 # signal of a stop goes to the command's process group with one
 # pidfd_send_signal(2) (PIDFD_SIGNAL_PROCESS_GROUP, Linux 6.9) and to each
@@ -762,11 +784,8 @@ done
 : >"$1/ready"
 wait
 EOS
-	# the marker in the environment, not in an argv that wait_marked reads;
-	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
-	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=pidfd_send_signal,kill \
-		"$RUNX" "$@" -k 5 -- sh "$d/job.sh" "$d" "$trap" &
-	RUNX_PID=$!
+	runx_traced_bg "$d/trace" pidfd_send_signal,kill "$m" \
+		"$@" -k 5 -- sh "$d/job.sh" "$d" "$trap"
 	# every sleep starts at least a clock tick (10 ms) before runx gets
 	# SIGTERM, so none counts as born since the group send (a member that
 	# started in that tick is signalled on its own too: 21, not 20)
@@ -792,10 +811,7 @@ EOS
 group_first_cases() {
 	local sc=$1
 	shift
-	if ! command -v strace >/dev/null; then
-		skips 10 "$sc, the command's group at once" "needs strace (scripts/install-deps --test installs it)"
-		return
-	fi
+	have_strace 10 "$sc, the command's group at once" || return 0
 	group_first_case "$sc, the command's group at once" no 143 20 "$@" --kill-scope="$sc"
 	group_first_case "$sc, a command that traps TERM: each on its own" yes 7 21 "$@" --kill-scope="$sc"
 }

@@ -312,11 +312,9 @@ census_case() {
 	local name=$1 trap=$2 want=$3 m d reads
 	new_marker m
 	d=$(mktemp -d "$TMPD/census.XXXXXX")
-	# LeakSanitizer cannot run under ptrace (an ASan build aborts at exit)
-	M=$m ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -qq -o "$d/trace" -e trace=open,openat,pidfd_send_signal \
-		"$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=pidns -k 5 -- sh -c '[ "$1" = yes ] && trap "exit 7" TERM
-		i=0; while [ $i -lt 20 ]; do sleep "$M" & i=$((i + 1)); done; : >"$2"; wait' sh "$trap" "$d/ready" &
-	RUNX_PID=$!
+	runx_traced_bg "$d/trace" open,openat,pidfd_send_signal "$m" \
+		"${LAUNCH_ARGS[@]}" --kill-scope=pidns -k 5 -- sh -c '[ "$1" = yes ] && trap "exit 7" TERM
+		i=0; while [ $i -lt 20 ]; do sleep "$M" & i=$((i + 1)); done; : >"$2"; wait' sh "$trap" "$d/ready"
 	term_when_ready "$name: runx exits with the command's status" "$want" "$d/ready" "$m" 20 child
 	reads=$(awk '/^pidfd_send_signal\([0-9]+, SIGTERM,/ { exit }
 		/^open(at)?\(.*"\/proc\/[0-9]+\/stat"/ { n++ } END { print n + 0 }' "$d/trace")
@@ -326,11 +324,9 @@ census_case() {
 		assert_true "$name: no look at every process before the first signal ($reads reads)" test "$reads" -le 3
 	fi
 }
-if command -v strace >/dev/null; then
+if have_strace 6 "pidns, the first signal with no look at every process first"; then
 	census_case "pidns, a command that does not catch TERM" no 143
 	census_case "pidns, a command that traps TERM" yes 7
-else
-	skips 6 "pidns, the first signal with no look at every process first" "needs strace (scripts/install-deps --test installs it)"
 fi
 
 # --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
