@@ -3,7 +3,7 @@
  * scripts/bench's cleanup section compares every supervisor with.  Run by
  * hand through scripts/bench; never part of `make check`.
  *
- *   tests/bench/floor CGROUP_PARENT COMMAND [ARG]...
+ *   tests/bench/floor [--release] CGROUP_PARENT COMMAND [ARG]...
  *
  * Makes the cgroup CGROUP_PARENT/runx-PID-floor, runs COMMAND in it, and
  * waits for SIGTERM (sigwaitinfo(2)).  Then it writes "1" to its
@@ -12,6 +12,15 @@
  * POLLPRI when it changes, same document, "Core Interface Files"), removes
  * the cgroup and exits 0.  No census, no first signal, no grace period,
  * no polling interval: what the kernel alone takes.
+ *
+ * A process is out of cgroup.procs once it has exited, before it is
+ * released (reaped): the plain floor leaves the release of COMMAND's
+ * orphans to the machine's init, after its clock stopped.  With
+ * --release it is a child subreaper (PR_SET_CHILD_SUBREAPER, prctl(2))
+ * whose children the kernel releases as they exit (SA_NOCLDWAIT,
+ * sigaction(2)), and it exits once none is left (wait(2) fails with
+ * ECHILD then): the floor of a supervisor that, like runx's tree and
+ * cgroup scopes, must see every process of the job released.
  *
  * Exit status: 0 after the cleanup; 125 if the cgroup cannot be made or
  * the command not started; 1 if the kill or the wait fails.
@@ -23,8 +32,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Writes s to the file path; 0 or -1 (errno set). */
@@ -81,11 +92,23 @@ int main(int argc, char **argv)
 	char dir[PATH_MAX], procs[PATH_MAX + 16], pid[32];
 	sigset_t term;
 	pid_t child;
+	int release = argc > 1 && strcmp(argv[1], "--release") == 0;
 
+	argc -= release;
+	argv += release;
 	if (argc < 3) {
-		fprintf(stderr,
-			"usage: floor CGROUP_PARENT COMMAND [ARG]...\n");
+		fprintf(stderr, "usage: floor [--release] CGROUP_PARENT "
+				"COMMAND [ARG]...\n");
 		return 125;
+	}
+	if (release) {
+		struct sigaction sa = {.sa_handler = SIG_DFL,
+				       .sa_flags = SA_NOCLDWAIT};
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+		    sigaction(SIGCHLD, &sa, NULL) < 0) {
+			perror("floor: subreaper");
+			return 125;
+		}
 	}
 	snprintf(dir, sizeof(dir), "%s/runx-%d-floor", argv[1], (int)getpid());
 	if (mkdir(dir, 0755) < 0) {
@@ -112,5 +135,10 @@ int main(int argc, char **argv)
 		;
 	int r = kill_and_wait(dir);
 	rmdir(dir);
+	/* with SA_NOCLDWAIT, wait(2) returns once every child is released */
+	while (release && (wait(NULL) >= 0 || errno == EINTR))
+		;
+	if (release && errno != ECHILD)
+		r = -1;
 	return r == 0 ? 0 : 1;
 }
