@@ -52,12 +52,44 @@ struct members {
  * parent turns up.  A pid already in member (runx, a known pid, one
  * the walk has found) is passed over unread.
  */
+/*
+ * The pids allocated after lo up to hi (two runx_proc_last_pid() values,
+ * lo <= hi; none when lo == hi): a pid listed before may name another
+ * process now only if it is one of them.
+ */
+struct pid_window {
+	long lo, hi;
+};
+
 struct walk {
 	struct proc_list list;
 	struct members member;
+	/* with fresh (not NULL): the pids earlier walks found outside the
+	 * tree, passed over unread but for those allocated within fresh (a
+	 * process outside never becomes a descendant: an orphan re-parents
+	 * to a subreaper among its own ancestors, or to init); the pids this
+	 * walk finds outside go in too */
+	struct members *outside;
+	const struct pid_window *fresh;
 	int (*found)(const struct runx_proc_stat *p, void *arg);
 	void *arg;
 };
+
+/*
+ * What the passes against one set of processes reached know between
+ * them: the pid counter when the last began (runx_proc_last_pid(); 0:
+ * none yet, or unknown) and the pids it found outside the tree.
+ */
+struct sweep_memory {
+	long last_pid;
+	struct members outside;
+};
+
+/* True if pid was allocated within w (lo < pid <= hi); w NULL: none. */
+static bool in_window(const struct pid_window *w, pid_t pid)
+{
+	return w != NULL && pid > w->lo && pid <= w->hi;
+}
 
 /* Membership bit of pid in a bitmap sized to the largest pid listed. */
 static bool bit_get(const unsigned char *bits, pid_t pid)
@@ -75,6 +107,13 @@ static void bit_set(unsigned char *bits, pid_t pid)
 static bool member_has(const struct members *m, pid_t pid)
 {
 	return pid > 0 && (size_t)pid / 8 < m->size && bit_get(m->bits, pid);
+}
+
+/* Takes pid out of m (if it is there); m NULL: nothing. */
+static void member_forget(struct members *m, pid_t pid)
+{
+	if (m != NULL && member_has(m, pid))
+		m->bits[pid / 8] &= (unsigned char)~(1u << (pid % 8));
 }
 
 /* Adds pid to m, growing it; 0 or -ENOMEM. */
@@ -121,17 +160,23 @@ static int walk_proc(const struct runx_proc_stat *st, void *arg)
 	if (!member_has(&w->member, st->ppid))
 		return list_append(&w->list, st);
 	int r = member_add(&w->member, st->pid);
+	member_forget(w->outside, st->pid);
 	return r < 0 ? r : w->found(st, w->arg);
 }
 
 /*
  * True for a pid the walk need not read (runx_proc_each_unknown()): runx,
  * a pid it was told is known, or one it found already (/proc lists each
- * pid once, in ascending order).
+ * pid once, in ascending order), or one found outside before and not
+ * allocated since (struct walk).
  */
 static bool is_known(pid_t pid, void *arg)
 {
-	return member_has(&((const struct walk *)arg)->member, pid);
+	const struct walk *w = arg;
+
+	return member_has(&w->member, pid) ||
+	       (w->fresh != NULL && w->outside != NULL &&
+		member_has(w->outside, pid) && !in_window(w->fresh, pid));
 }
 
 /*
@@ -155,6 +200,7 @@ static int resolve_rest(struct walk *w)
 			    member_has(&w->member, p.pid))
 				continue;
 			r = member_add(&w->member, p.pid);
+			member_forget(w->outside, p.pid);
 			if (r == 0)
 				r = w->found(&p, w->arg);
 			rest->v[i] = rest->v[done]; /* move members out */
@@ -167,14 +213,36 @@ static int resolve_rest(struct walk *w)
 
 /*
  * The pids of set into w's members, so that the walk passes over them
- * unread and counts them as descendants; -ENOMEM.
+ * unread and counts them as descendants; -ENOMEM.  A pid allocated
+ * within fresh may belong to another process now: it is read, and
+ * counts as a descendant only if its parent is one.  So is the pid of a
+ * fork copy (runx_reach_again() needs its image now), also where the set
+ * holds an earlier process of that pid too.
  */
-static int know_pids(struct walk *w, const struct runx_pidset *set)
+static int know_pids(struct walk *w, const struct runx_pidset *set,
+		     const struct pid_window *fresh)
 {
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].pid > 0 && member_add(&w->member, set->v[i].pid))
+	for (size_t i = 0; i < set->n; i++) {
+		const struct runx_pidset_entry *e = &set->v[i];
+		if (e->pid > 0 && !e->fork_copy && !in_window(fresh, e->pid) &&
+		    member_add(&w->member, e->pid))
 			return -ENOMEM;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].fork_copy)
+			member_forget(&w->member, set->v[i].pid);
 	return 0;
+}
+
+/*
+ * After the walk: the entries it read that are not descendants go into
+ * w->outside (one that cannot, out of memory, is only read again).
+ */
+static void note_outside(struct walk *w)
+{
+	for (size_t i = 0; w->outside != NULL && i < w->list.n; i++)
+		if (!member_has(&w->member, w->list.v[i].pid))
+			(void)member_add(w->outside, w->list.v[i].pid);
 }
 
 /*
@@ -182,24 +250,29 @@ static int know_pids(struct walk *w, const struct runx_pidset *set)
  * the walk of /proc knows it is one: /proc lists pids in ascending order
  * and children mostly have larger pids than their parents, so nearly all
  * go during the walk, the first ones while it has most of /proc still to
- * read.  With known, the pids of that set are passed over unread (the
- * caller knows no pid was reused since they were listed:
- * runx_proc_last_pid()).  found()'s error ends the walk.  0 or -errno
- * (the walk of /proc, -ENOMEM).
+ * read.  With fresh (not NULL), the pids of known, and those in *outside
+ * (struct walk), are passed over unread, but for those allocated within
+ * fresh (the caller knows no other pid was reused since they were
+ * listed: runx_proc_last_pid()).  The pids found outside the tree go
+ * into *outside (outside NULL: nowhere).  found()'s error ends the walk.
+ * 0 or -errno (the walk of /proc, -ENOMEM).
  */
 static int walk_tree(const struct runx_pidset *known,
+		     const struct pid_window *fresh, struct members *outside,
 		     int (*found)(const struct runx_proc_stat *p, void *arg),
 		     void *arg)
 {
-	struct walk w = {{NULL, 0, 0}, {NULL, 0}, found, arg};
+	struct walk w = {{NULL, 0, 0}, {NULL, 0}, outside, fresh, found, arg};
 	int r = member_add(&w.member, getpid());
 
-	if (r == 0 && known != NULL && known->n > 0)
-		r = know_pids(&w, known);
+	if (r == 0 && fresh != NULL && known != NULL && known->n > 0)
+		r = know_pids(&w, known, fresh);
 	if (r == 0)
 		r = runx_proc_each_unknown(is_known, walk_proc, &w);
 	if (r == 0)
 		r = resolve_rest(&w);
+	if (r == 0)
+		note_outside(&w);
 	free(w.member.bits);
 	free(w.list.v);
 	return r;
@@ -263,6 +336,12 @@ static int tree_prepare(struct runx_scope *s,
  * a count needs the walk: after reaping, the tree is empty exactly when
  * runx has no child left (a descendant's parent chain up to runx is alive,
  * or it was re-parented to runx), which waitid(2) tells without an fd.
+ * So a walk that counts none while runx has a child is not believed: a
+ * descendant that forks and exits every millisecond (its pid hops) was
+ * read as a zombie, its child born after the last getdents(2) of /proc
+ * (fs/proc/base.c: proc_pid_readdir() lists each pid once); it counts as
+ * one, unnamed, and the loop reaps, looks and stops what is left.  With
+ * no descendant listed at all, the census is UNKNOWN.
  */
 static void tree_census(struct runx_scope *s, struct runx_census *c)
 {
@@ -274,13 +353,16 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 		return;
 	}
 	struct tally t = {c, 0};
-	int r = walk_tree(NULL, count_live, &t);
+	int r = walk_tree(NULL, NULL, NULL, count_live, &t);
 	if (r < 0) {
 		runx_census_unknown(c, r);
 		return;
 	}
 	if (c->count == 0 && has_children() && t.listed == 0)
 		runx_census_unknown(c, -ESRCH); /* a child /proc did not list */
+	else if (c->count == 0 && has_children())
+		c->count =
+		    1; /* only zombies listed: one hopped past the walk */
 }
 
 /* What a sweep sends: sig, times times, each one followed by SIGCONT with
@@ -309,17 +391,6 @@ static int send_listed(const struct runx_proc_stat *p, const struct send *how)
 	return one;
 }
 
-/*
- * One pass: signals every listed live descendant not in done, adds it
- * to done (and to also, if not NULL), and continues it with also_cont.
- * *fresh counts the new ones.  With skip_done, the pids in done are not
- * even read (no pid was reused since they were listed).  A newcomer pass
- * (also NULL, done the scope's set) also signals again a process the
- * signal reached as a fork copy that has execve'd since
- * (runx_reach_again()).  A process that cannot be signalled does not end
- * the pass (the others still get the signal); its error is returned if
- * nobody was reached.  Returns the number reached, or -errno.
- */
 /* One pass of a sweep: what it sends, to whom, and what it found. */
 struct pass {
 	struct runx_pidset *done, *also;
@@ -364,21 +435,25 @@ static int pass_one(const struct runx_proc_stat *p, void *arg)
 /*
  * One pass: signals every live descendant not in done as the walk finds
  * it, adds it to done (and to also, if not NULL), and continues it with
- * also_cont.  *fresh counts the new ones.  With skip_done, the pids in
- * done are not even read (no pid was reused since they were listed).  A
- * newcomer pass (also NULL, done the scope's set) also signals again a
- * process the signal reached as a fork copy that has execve'd since
- * (runx_reach_again()).  A process that cannot be signalled does not end
- * the pass (the others still get the signal); its error, or the walk's,
- * is returned if nobody was reached.  Returns the number reached, or
- * -errno.
+ * also_cont.  *fresh counts the new ones.  With reuse (not NULL), the
+ * pids in done and in *outside are not even read but for those allocated
+ * within it (no other pid was reused since they were listed: walk_tree()).
+ * A newcomer pass (also NULL,
+ * done the scope's set) also signals again a process the signal reached as a
+ * fork copy that has execve'd since (runx_reach_again()).  A process that
+ * cannot be signalled does not end the pass (the others still get the signal);
+ * its error, or the walk's, is returned if nobody was reached.  *walked:
+ * false if the walk of /proc failed (some pids may be unread).  Returns the
+ * number reached, or -errno.
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
-		      const struct send *how, bool skip_done, int *fresh)
+		      const struct send *how, const struct pid_window *reuse,
+		      struct members *outside, int *fresh, bool *walked)
 {
 	struct pass ps = {done, also, how, 0, 0, 0};
-	int r = walk_tree(skip_done ? done : NULL, pass_one, &ps);
+	int r = walk_tree(done, reuse, outside, pass_one, &ps);
 
+	*walked = r == 0;
 	*fresh = ps.fresh;
 	if (r < 0)
 		ps.error = r;
@@ -392,24 +467,36 @@ static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
  * does not kill (a TERM-ignoring fork loop) may never converge: after the
  * second pass such a sweep stops once SWEEP_BUDGET_NS have passed, and
  * the re-check during the grace period finds the rest.  SIGKILL sweeps
- * until nobody is new: every process it reaches can no longer fork.  A
- * pass after one during which no pid was allocated (runx_proc_last_pid()
- * unchanged) reads only the pids not in done: the others are the very
- * processes listed before (except in a newcomer pass, whose fork-copy
- * check reads them all).
+ * until nobody is new: every process it reaches can no longer fork.
+ *
+ * Of the pids in done, and of those found outside the tree (mem), a pass
+ * reads only those allocated since the pass before against done began
+ * (mem->last_pid, runx_proc_last_pid() then), and the fork copies: the
+ * kernel allocates pids upwards from the last one (kernel/pid.c
+ * alloc_pid(), idr_alloc_cyclic()), so every other one is still the very
+ * process listed before, or gone.  A pass after the first, and each
+ * newcomer pass of the grace period (every RECHECK_NS), thus reads the
+ * few new pids, not every process of the job and of the machine again.
+ * No pass before against done, a pid counter that went down (it wrapped)
+ * or cannot be read, or a walk that failed: all are read.
  */
 static int sweep(struct runx_pidset *done, struct runx_pidset *also,
-		 const struct send *how, bool newcomers)
+		 const struct send *how, struct sweep_memory *mem)
 {
 	int64_t t0 = runx_now_ns();
 	int total = 0, fresh = 1, error = 0;
-	long last = -1;
 
 	for (int pass = 0; fresh > 0 && pass < MAX_SWEEPS; pass++) {
 		long now = runx_proc_last_pid();
-		bool skip = !newcomers && pass > 0 && now >= 0 && now == last;
-		last = now;
-		int r = sweep_once(done, also, how, skip, &fresh);
+		struct pid_window reuse = {mem->last_pid, now};
+		bool known = mem->last_pid > 0 && now >= mem->last_pid;
+		bool walked;
+		if (!known && mem->outside.bits != NULL) /* found anew */
+			memset(mem->outside.bits, 0, mem->outside.size);
+		int r = sweep_once(done, also, how, known ? &reuse : NULL,
+				   &mem->outside, &fresh, &walked);
+		/* a walk that failed may have left pids of its window unread */
+		mem->last_pid = walked && now > 0 ? now : 0;
 		if (r < 0 && error == 0)
 			error = r;
 		if (r < 0 && fresh == 0)
@@ -423,6 +510,24 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also,
 }
 
 /*
+ * The sweep memory of the passes against s->reached (struct runx_scope's
+ * priv, made at the first; tree_release() frees it).  Out of memory: a
+ * memory of nothing, so that every pass reads all of /proc.
+ */
+static struct sweep_memory *reached_memory(struct runx_scope *s)
+{
+	static struct sweep_memory none;
+
+	if (s->priv == NULL)
+		s->priv = calloc(1, sizeof(struct sweep_memory));
+	if (s->priv != NULL)
+		return s->priv;
+	free(none.outside.bits);
+	none = (struct sweep_memory){0, {NULL, 0}};
+	return &none;
+}
+
+/*
  * Signals every descendant, also those born or re-parented while it
  * runs; every process reached is remembered (s->reached) so that
  * newcomers() finds only processes no signal reached yet.
@@ -432,12 +537,14 @@ static int tree_signal_times(struct runx_scope *s, int sig, int times,
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 	struct send how = {.sig = sig, .times = times};
+	struct sweep_memory mem = {0, {NULL, 0}};
 
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, &how, false);
+	int r = sweep(&now, &s->reached, &how, &mem);
 	runx_pidset_free(&now);
+	free(mem.outside.bits);
 	for (int k = 0; r < 0 && k < times; k++)
 		runx_scope_signal_child(s, sig); /* needs no new fd */
 	return r;
@@ -453,12 +560,14 @@ static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 {
 	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 	struct send how = {.sig = sig, .times = 1, .spare_pgrp = pgrp};
+	struct sweep_memory mem = {0, {NULL, 0}};
 
 	(void)s;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, NULL, &how, false);
+	int r = sweep(&now, NULL, &how, &mem);
 	runx_pidset_free(&now);
+	free(mem.outside.bits);
 	return r;
 }
 
@@ -502,9 +611,12 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 			   .also_cont = sig != SIGCONT && sig != SIGKILL};
 	if (!count)
 		group_first(s, &how);
-	int r = s->reached.n == 0 ? sweep(&s->reached, NULL, &how, false)
-				  : sweep(&now, &s->reached, &how, false);
+	struct sweep_memory mem = {0, {NULL, 0}};
+	int r = s->reached.n == 0
+		    ? sweep(&s->reached, NULL, &how, reached_memory(s))
+		    : sweep(&now, &s->reached, &how, &mem);
 	runx_pidset_free(&now);
+	free(mem.outside.bits);
 	if (r == 0 && how.sent_pgrp > 0)
 		r = 1; /* the group had a member: ESRCH otherwise */
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
@@ -521,7 +633,7 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 			   .times = 1,
 			   .also_cont = sig != SIGCONT && sig != SIGKILL};
 
-	return sweep(&s->reached, NULL, &how, true);
+	return sweep(&s->reached, NULL, &how, reached_memory(s));
 }
 
 /* SIGKILL to every descendant, the direct child first (no fd needed). */
@@ -541,7 +653,13 @@ static void tree_describe(const struct runx_scope *s, char *buf, size_t size)
 /* Forgets the processes reached. */
 static int tree_release(struct runx_scope *s)
 {
+	struct sweep_memory *mem = s->priv;
+
 	runx_pidset_free(&s->reached);
+	if (mem != NULL)
+		free(mem->outside.bits);
+	free(mem);
+	s->priv = NULL;
 	return 0;
 }
 

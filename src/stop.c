@@ -399,12 +399,17 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 				  sup_after(runx_now_ns(), s->stop->grace_ns)));
 }
 
-/* The command exited on its own while RUNNING: clean up or wait. */
+/*
+ * The command exited on its own while RUNNING: clean up or wait.  The
+ * leftovers are counted once the zombies are reaped (sup_census_reaped()):
+ * a zombie child of runx is not a leftover, and the tree scope does not
+ * count its children as none while one is there.
+ */
 void sup_on_command_exit(struct supervisor *s)
 {
 	char where[PATH_MAX + 32];
 
-	int left = sup_census(s, true);
+	int left = sup_census_reaped(s);
 	s->res->leftovers = left;
 	if (left == 0) {
 		s->phase = DONE;

@@ -4,7 +4,8 @@ of their own (unshare --pid --mount-proc), where writing
 search from (pid_namespaces(7)).
 
 usage: python3 pidpick.py JOB DIR MARKER
-  JOB     reuse (faults.sh: a pid reused during the stop), lowpid
+  JOB     reuse (faults.sh: a pid reused during the stop), ahead
+          (tree.sh: the same, the pid counter moving forward), lowpid
           (tree.sh: a child listed before its parent) or wrap
           (faults.sh: newcomers, a child with a smaller pid)
   DIR     the test's directory: DIR/f collects what the TERM traps write,
@@ -52,6 +53,31 @@ def reuse(d, m):
     if a == 0:
         exec_trap_loop("A", d, m, ready=True)
     os.waitpid(a, 0)  # A ends on the stop's first signal
+    next_pid_after(a - 1)
+    b = os.fork()
+    if b == 0:
+        exec_trap_loop("B", d, m)
+    note(d, "pids", "%d %d" % (a, b))
+    _, status = os.waitpid(b, 0)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+        note(d, "f", "TERM")
+
+
+def ahead(d, m):
+    """reuse, with A's pid above the pid counter when the stop begins: A
+    is forked at 20001, then the counter is set back to 1000.  Once A has
+    ended on the stop's first signal, and 0.3 s later (the stop's sweep
+    is over by then: the grace period's newcomer passes find B), B is
+    forked with A's pid by moving the counter forward, not by a wrap: a
+    pass that reads again only the pids allocated since the pass before
+    must read B's.  D/pids: A's pid and B's."""
+    next_pid_after(20000)
+    a = os.fork()
+    if a == 0:
+        exec_trap_loop("A", d, m, ready=True)
+    next_pid_after(1000)
+    os.waitpid(a, 0)  # A ends on the stop's first signal
+    time.sleep(0.3)
     next_pid_after(a - 1)
     b = os.fork()
     if b == 0:
@@ -128,7 +154,7 @@ def wrap(d, m):
 
 def main():
     """Runs the job named on the command line."""
-    jobs = {"reuse": reuse, "lowpid": lowpid, "wrap": wrap}
+    jobs = {"reuse": reuse, "ahead": ahead, "lowpid": lowpid, "wrap": wrap}
     if len(sys.argv) != 4 or sys.argv[1] not in jobs:
         sys.exit(__doc__)
     signal.signal(signal.SIGTERM, lambda *a: None)

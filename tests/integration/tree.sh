@@ -9,8 +9,10 @@
 
 # 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
 # group scope, 4 many leftovers and a fork storm, 5 a child listed before
-# its parent, 2 a stop that releases, 10 the command's process group at once
-plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 2 + 10))
+# its parent, 4 a pid reused ahead of the pid counter, 3 a descendant
+# whose pid hops, 2 a stop that releases, 10 the command's process group
+# at once
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 4 + 3 + 2 + 10))
 
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
@@ -168,6 +170,74 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then
 else
 	skips 5 "tree, a child listed before its parent" "needs root (unshare --pid --mount-proc)"
 fi
+
+# --- a pid reused ahead of the pid counter --------------------------------------------
+# A pass of the tree reads again, of the pids it reached, only those
+# allocated since the pass before (runx(1), tree).  pidpick.py's ahead
+# job: A (pid 20001) ends on the first signal; during the grace period B
+# is forked with A's pid, the pid counter moving forward from 1000 to
+# it.  B is a newcomer: a pass that took A's pid for A would leave B
+# to the SIGKILL 20 s later.
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	new_marker m
+	d=$TMPD/ahead
+	mkdir "$d"
+	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
+		sh -c '"$@"; exit $?' sh "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" ahead "$d" "$m"
+	read -r a b <"$d/pids" || true
+	assert_eq "tree, a pid reused ahead of the pid counter: setup: B has A's pid" "20001 20001" "${a:-none} ${b:-none}"
+	assert_eq "tree, a pid reused ahead of the pid counter: B got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e <= t + 7.5) ? "yes" : "no" }')" \
+		"$OT_ELAPSED s, deadline $OT_T s"
+	assert_eq "tree, a pid reused ahead of the pid counter: both TERM traps ran" "A B" \
+		"$(sort "$d/f" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	poll 500 0.02 marked_none "$m"
+	assert_dead "tree, a pid reused ahead of the pid counter: nothing left" "$m"
+else
+	skips 4 "tree, a pid reused ahead of the pid counter" "needs root (unshare --pid --mount-proc)"
+fi
+
+# --- a descendant whose pid hops, counted ------------------------------------------
+# The command leaves one descendant that forks and exits in a loop (its
+# pid hops, every few ms here), among 850 other processes: /proc then
+# fits in one getdents(2), and the census that counts the leftovers (-v)
+# reads the hopper's pid after it has exited, a zombie, while its child,
+# born after that getdents, is never listed.  runx must not take the tree
+# for empty while it has a child (runx(1), tree): the leftovers are
+# stopped, and nothing hops once runx has exited (a file the hopper
+# appends to stops growing; /proc cannot be trusted to show a pid that
+# hops).  The hopper ends itself after 20 s, should runx leave it.
+new_marker m
+new_marker f
+"$PY" -c 'import signal, os
+for i in range(850):
+    if os.fork() == 0:
+        while True:
+            signal.pause()
+signal.pause()' "$f" &
+poll 600 0.05 marked_at_least 851 "$f"
+d=$TMPD/hop
+mkdir "$d"
+assert_eq "tree, a descendant whose pid hops, counted (-v): the command's status, 0" 0 \
+	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=tree -k 1 -- "$PY" -c 'import os, sys, time
+end = time.monotonic() + 20
+with open(sys.argv[1], "ab", buffering=0) as beat:
+    while time.monotonic() < end:
+        if os.fork() > 0:
+            os._exit(0)
+        beat.write(b".")' "$d/beat" "$m" 2>"$d/err")"
+a=$(stat -c %s "$d/beat")
+sleep 0.5
+b=$(stat -c %s "$d/beat")
+assert_eq "tree, a descendant whose pid hops, counted (-v): it hops no more once runx has exited" "$a" "$b"
+assert_eq "tree, a descendant whose pid hops, counted (-v): -v says the leftovers were stopped" 1 \
+	"$(grep -c '^runx: stopping [0-9]* leftover process' "$d/err")"
+kill_marked "$f"
+while [ "$(stat -c %s "$d/beat")" != "$b" ]; do
+	b=$(stat -c %s "$d/beat")
+	kill_marked "$m"
+	sleep 0.2
+done
 
 # --- a stop that releases what it ends: the command's status stays exact ----------
 # Without --report the kernel releases each process a stop of the tree
