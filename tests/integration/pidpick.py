@@ -43,16 +43,11 @@ def note(d, name, text):
         f.write(text + "\n")
 
 
-def reuse(d, m):
-    """The first child A takes the stop's first signal and exits; a second
-    child B is then forked with A's pid.  No signal reached B: it must get
-    the first signal too.  B may get its TERM before its trap is in place
-    (a loaded machine): it dies of it, and "TERM" is written for it.
-    D/pids: A's pid and B's."""
-    a = os.fork()
-    if a == 0:
-        exec_trap_loop("A", d, m, ready=True)
-    os.waitpid(a, 0)  # A ends on the stop's first signal
+def fork_b_at(d, m, a):
+    """Forks B with the pid A had (A has ended and is reaped), notes both
+    pids in D/pids and waits for B.  B may get its TERM before its trap
+    is in place (a loaded machine): it dies of it, and "TERM" is written
+    for it."""
     next_pid_after(a - 1)
     b = os.fork()
     if b == 0:
@@ -61,6 +56,17 @@ def reuse(d, m):
     _, status = os.waitpid(b, 0)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
         note(d, "f", "TERM")
+
+
+def reuse(d, m):
+    """The first child A takes the stop's first signal and exits; a second
+    child B is then forked with A's pid (fork_b_at()).  No signal reached
+    B: it must get the first signal too.  D/pids: A's pid and B's."""
+    a = os.fork()
+    if a == 0:
+        exec_trap_loop("A", d, m, ready=True)
+    os.waitpid(a, 0)  # A ends on the stop's first signal
+    fork_b_at(d, m, a)
 
 
 def ahead(d, m):
@@ -78,14 +84,7 @@ def ahead(d, m):
     next_pid_after(1000)
     os.waitpid(a, 0)  # A ends on the stop's first signal
     time.sleep(0.3)
-    next_pid_after(a - 1)
-    b = os.fork()
-    if b == 0:
-        exec_trap_loop("B", d, m)
-    note(d, "pids", "%d %d" % (a, b))
-    _, status = os.waitpid(b, 0)
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
-        note(d, "f", "TERM")
+    fork_b_at(d, m, a)
 
 
 def lowpid(d, m):
