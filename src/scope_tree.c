@@ -234,15 +234,45 @@ static int know_pids(struct walk *w, const struct runx_pidset *set,
 	return 0;
 }
 
+/* True if the process a walk read as st is outside the tree, as far as
+ * its parent shows: a kernel thread or init's, or the child of one known
+ * outside (and not allocated since). */
+static bool parent_outside(const struct walk *w,
+			   const struct runx_proc_stat *st)
+{
+	return st->ppid <= 1 || (!in_window(w->fresh, st->ppid) &&
+				 member_has(w->outside, st->ppid));
+}
+
 /*
  * After the walk: the entries it read that are not descendants go into
- * w->outside (one that cannot, out of memory, is only read again).
+ * w->outside, round after round, those whose parent is outside first,
+ * then their children.  One whose parent the walk did not read (it died
+ * before, or the list missed it) may be a descendant re-parented to runx
+ * since: it is left out, and read again.  So is one that cannot go in,
+ * out of memory.  Before, the bits of w->outside that this walk read
+ * again (those within fresh) are cleared, so that a pid reused by a
+ * descendant is not taken for the outsider that had it.
  */
 static void note_outside(struct walk *w)
 {
-	for (size_t i = 0; w->outside != NULL && i < w->list.n; i++)
-		if (!member_has(&w->member, w->list.v[i].pid))
-			(void)member_add(w->outside, w->list.v[i].pid);
+	if (w->outside == NULL)
+		return;
+	for (size_t i = 0; i < w->list.n; i++)
+		if (in_window(w->fresh, w->list.v[i].pid))
+			member_forget(w->outside, w->list.v[i].pid);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < w->list.n; i++) {
+			const struct runx_proc_stat *st = &w->list.v[i];
+			if (member_has(&w->member, st->pid) ||
+			    member_has(w->outside, st->pid) ||
+			    !parent_outside(w, st))
+				continue;
+			if (member_add(w->outside, st->pid) == 0)
+				grew = true;
+		}
+	}
 }
 
 /*
