@@ -46,13 +46,6 @@ struct members {
 };
 
 /*
- * One walk of /proc: the descendants it finds go to found() as soon as
- * their parent is known to be one (or runx), so that a signal reaches the
- * first ones while the walk goes on; the rest wait in list until their
- * parent turns up.  A pid already in member (runx, a known pid, one
- * the walk has found) is passed over unread.
- */
-/*
  * The pids allocated after lo up to hi (two runx_proc_last_pid() values,
  * lo <= hi; none when lo == hi): a pid listed before may name another
  * process now only if it is one of them.
@@ -61,6 +54,13 @@ struct pid_window {
 	long lo, hi;
 };
 
+/*
+ * One walk of /proc: the descendants it finds go to found() as soon as
+ * their parent is known to be one (or runx), so that a signal reaches the
+ * first ones while the walk goes on; the rest wait in list until their
+ * parent turns up.  A pid already in member (runx, a known pid, one
+ * the walk has found) is passed over unread.
+ */
 struct walk {
 	struct proc_list list;
 	struct members member;
@@ -390,9 +390,8 @@ static void tree_census(struct runx_scope *s, struct runx_census *c)
 	}
 	if (c->count == 0 && has_children() && t.listed == 0)
 		runx_census_unknown(c, -ESRCH); /* a child /proc did not list */
-	else if (c->count == 0 && has_children())
-		c->count =
-		    1; /* only zombies listed: one hopped past the walk */
+	else if (c->count == 0 && has_children()) /* only zombies listed */
+		c->count = 1;			  /* one hopped past the walk */
 }
 
 /* What a sweep sends: sig, times times, each one followed by SIGCONT with
@@ -466,15 +465,15 @@ static int pass_one(const struct runx_proc_stat *p, void *arg)
  * One pass: signals every live descendant not in done as the walk finds
  * it, adds it to done (and to also, if not NULL), and continues it with
  * also_cont.  *fresh counts the new ones.  With reuse (not NULL), the
- * pids in done and in *outside are not even read but for those allocated
- * within it (no other pid was reused since they were listed: walk_tree()).
- * A newcomer pass (also NULL,
- * done the scope's set) also signals again a process the signal reached as a
- * fork copy that has execve'd since (runx_reach_again()).  A process that
- * cannot be signalled does not end the pass (the others still get the signal);
- * its error, or the walk's, is returned if nobody was reached.  *walked:
- * false if the walk of /proc failed (some pids may be unread).  Returns the
- * number reached, or -errno.
+ * pids in done and in *outside are not even read but for those
+ * allocated within it (no other pid was reused since they were listed:
+ * walk_tree()).  A newcomer pass (also NULL, done the scope's set) also
+ * signals again a process the signal reached as a fork copy that has
+ * execve'd since (runx_reach_again()).  A process that cannot be
+ * signalled does not end the pass (the others still get the signal);
+ * its error, or the walk's, is returned if nobody was reached.
+ * *walked: false if the walk of /proc failed (some pids may be unread).
+ * Returns the number reached, or -errno.
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 		      const struct send *how, const struct pid_window *reuse,
@@ -558,6 +557,22 @@ static struct sweep_memory *reached_memory(struct runx_scope *s)
 }
 
 /*
+ * sweep() with a set of its own, which starts empty (so its first pass
+ * reads all of /proc), freed after, as its memory is: each process
+ * reached goes into also too, if not NULL.
+ */
+static int sweep_anew(struct runx_pidset *also, const struct send *how)
+{
+	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
+	struct sweep_memory mem = {0, {NULL, 0}};
+	int r = sweep(&now, also, how, &mem);
+
+	runx_pidset_free(&now);
+	free(mem.outside.bits);
+	return r;
+}
+
+/*
  * Signals every descendant, also those born or re-parented while it
  * runs; every process reached is remembered (s->reached) so that
  * newcomers() finds only processes no signal reached yet.
@@ -565,16 +580,12 @@ static struct sweep_memory *reached_memory(struct runx_scope *s)
 static int tree_signal_times(struct runx_scope *s, int sig, int times,
 			     bool count)
 {
-	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 	struct send how = {.sig = sig, .times = times};
-	struct sweep_memory mem = {0, {NULL, 0}};
 
 	(void)count;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, &s->reached, &how, &mem);
-	runx_pidset_free(&now);
-	free(mem.outside.bits);
+	int r = sweep_anew(&s->reached, &how);
 	for (int k = 0; r < 0 && k < times; k++)
 		runx_scope_signal_child(s, sig); /* needs no new fd */
 	return r;
@@ -588,17 +599,12 @@ static int tree_signal(struct runx_scope *s, int sig, bool count)
 /* sig to every descendant outside process group pgrp, in one sweep. */
 static int tree_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp)
 {
-	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
 	struct send how = {.sig = sig, .times = 1, .spare_pgrp = pgrp};
-	struct sweep_memory mem = {0, {NULL, 0}};
 
 	(void)s;
 	if (!has_children())
 		return 0;
-	int r = sweep(&now, NULL, &how, &mem);
-	runx_pidset_free(&now);
-	free(mem.outside.bits);
-	return r;
+	return sweep_anew(NULL, &how);
 }
 
 /*
@@ -632,8 +638,6 @@ static void group_first(const struct runx_scope *s, struct send *how)
  */
 static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 {
-	struct runx_pidset now = {NULL, 0, 0, NULL, 0};
-
 	if (!has_children())
 		return 0;
 	struct send how = {.sig = sig,
@@ -641,12 +645,9 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 			   .also_cont = sig != SIGCONT && sig != SIGKILL};
 	if (!count)
 		group_first(s, &how);
-	struct sweep_memory mem = {0, {NULL, 0}};
 	int r = s->reached.n == 0
 		    ? sweep(&s->reached, NULL, &how, reached_memory(s))
-		    : sweep(&now, &s->reached, &how, &mem);
-	runx_pidset_free(&now);
-	free(mem.outside.bits);
+		    : sweep_anew(&s->reached, &how);
 	if (r == 0 && how.sent_pgrp > 0)
 		r = 1; /* the group had a member: ESRCH otherwise */
 	if (r < 0 && runx_scope_signal_child(s, sig) > 0)
