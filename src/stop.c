@@ -400,16 +400,20 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 }
 
 /*
- * The command exited on its own while RUNNING: clean up or wait.  The
- * leftovers are counted once the zombies are reaped (sup_census_reaped()):
- * a zombie child of runx is not a leftover, and the tree scope does not
- * count its children as none while one is there.
+ * The command exited on its own while RUNNING: clean up or wait.  Where
+ * the census finds leftovers while runx has a zombie child, they are
+ * counted again once the zombies are reaped (sup_census_reaped()): a
+ * zombie child of runx is not a leftover, and the tree scope does not
+ * count its children as none while one is there.  An empty scope, the
+ * common case, costs no wait(2) more.
  */
 void sup_on_command_exit(struct supervisor *s)
 {
 	char where[PATH_MAX + 32];
 
-	int left = sup_census_reaped(s);
+	int left = sup_census(s, true);
+	if (left > 0 && sup_zombie_child())
+		left = sup_census_reaped(s);
 	s->res->leftovers = left;
 	if (left == 0) {
 		s->phase = DONE;
