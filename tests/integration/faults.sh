@@ -275,10 +275,10 @@ kill_marked "$crowd"
 # forked with A's pid.  No signal reached B: it must get the first signal
 # (a set keyed by pid alone would skip it, leaving it to the SIGKILL after
 # the 20 s grace period).  A says when its trap is in place (on_time).
-# pidpick SCOPE JOB NAME: pidpick.py's JOB under runx (-t @T, -k 20) in
-# a PID namespace of its own, through on_time, in a new directory d with
-# a new marker m; false (and 4 skips for NAME) where such a namespace
-# cannot be had.
+# pidpick SCOPE JOB NAME [T]: pidpick.py's JOB under runx (-t @T, -k 20)
+# in a PID namespace of its own, through on_time with a first deadline of
+# T seconds (default 0.5), in a new directory d with a new marker m;
+# false (and 4 skips for NAME) where such a namespace cannot be had.
 pidpick() {
 	if [ $pidns_ok = no ]; then
 		skips 4 "$3" "needs root (unshare --pid --mount-proc)"
@@ -287,7 +287,7 @@ pidpick() {
 	new_marker m
 	d=$TMPD/$2.$1
 	mkdir "$d"
-	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
+	on_time "${4:-0.5}" "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
 		"$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope="$1" -t @T -k 20 -- \
 		"$PY" "$(dirname "$TESTLIB")/pidpick.py" "$2" "$d" "$m"
 }
@@ -311,9 +311,10 @@ done
 # ascending order kills S first, and C, seeing S end, exits before its
 # TERM comes: the old group scope did so in 12 of 15 runs.  C's handler
 # must run ("t").  (tree: the pass follows the parent links; pidns: the
-# job's pids there are not runx's, so it cannot place them.)
+# job's pids there are not runx's, so it cannot place them.)  The 200
+# sleeps take about a second to start here: a first deadline of 3 s.
 for sc in group tree; do
-	pidpick "$sc" wrap "$sc, newcomers across a pid wrap" || continue
+	pidpick "$sc" wrap "$sc, newcomers across a pid wrap" 3 || continue
 	read -r c s <"$d/pids" || true
 	assert_eq "$sc, pid wrap: C (30001) started S below it (401)" "30001 401" "${c:-none} ${s:-none}"
 	assert_no_grace "$sc, pid wrap: the stop ended"

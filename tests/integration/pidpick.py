@@ -127,9 +127,7 @@ def wrap(d, m):
     signal.signal(signal.SIGTERM, lambda *a: got.append(1))
     next_pid_after(1000)
     for _ in range(FILLERS):
-        if os.fork() == 0:
-            os.setsid()
-            os.execvp("sleep", ["sleep", m])
+        os.posix_spawnp("sleep", ["sleep", m], os.environ, setsid=True)
     note(d, "ready", "")
     while not got:
         time.sleep(0.01)

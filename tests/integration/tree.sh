@@ -9,10 +9,10 @@
 
 # 2 setup, 6 deadline, 7 cleanup, 3 SIGTERM, 4 --wait-all, 2 outsider, 4
 # group scope, 4 many leftovers and a fork storm, 5 a child listed before
-# its parent, 4 a pid reused ahead of the pid counter, 3 a descendant
+# its parent, 4 a pid reused ahead of the pid counter, 4 a descendant
 # whose pid hops, 2 a stop that releases, 10 the command's process group
 # at once
-plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 4 + 3 + 2 + 10))
+plan $((2 + 6 + 7 + 3 + 4 + 2 + 4 + 4 + 5 + 4 + 4 + 2 + 10))
 
 # escapee MARKER [TRAP]: sh code that leaves a setsid'ed, orphaned
 # "sleep MARKER" behind (setsid -w returns once the inner shell, which
@@ -215,7 +215,8 @@ for i in range(850):
         while True:
             signal.pause()
 signal.pause()' "$f" &
-poll 600 0.05 marked_at_least 851 "$f"
+assert_true "tree, a descendant whose pid hops, counted (-v): setup: 850 other processes run" \
+	wait_marked "$f" 851 60
 d=$TMPD/hop
 mkdir "$d"
 assert_eq "tree, a descendant whose pid hops, counted (-v): the command's status, 0" 0 \
