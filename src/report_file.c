@@ -248,5 +248,10 @@ int runx_report_check(const char *path)
 		r = -ENAMETOOLONG;
 	if (exists && may_write_through(r))
 		r = probe_file(path); /* as runx_report_deliver() falls back */
+	else if (exists && r == -ENOENT)
+		/* /proc: the directory takes no new file, and its file opens
+		 * for writing (root) but fails the write (EIO): refused, and
+		 * not as "no such file" for a file that exists */
+		r = -EACCES;
 	return r;
 }

@@ -35,8 +35,9 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
  * (-EACCES, -EPERM, -EBUSY, -EXDEV, -ENAMETOOLONG), an existing file must
  * open for writing (O_WRONLY, not truncated).  What only the write can
  * tell (a full disk, a FIFO without a reader) is still reported after the
- * run.  Returns 0 or -errno; leaves the directory as it was (its mtime
- * aside).
+ * run.  An existing file whose directory answers -ENOENT (/proc) is
+ * -EACCES.  Returns 0 or -errno; leaves the directory as it was (its
+ * mtime aside).
  */
 int runx_report_check(const char *path);
 
