@@ -96,11 +96,14 @@ one_scope() {
 		perl -e "$JOB" "$N" "$m" "$log" "$log.ready" &
 	RUNX_PID=$!
 	wait_exec "$RUNX_PID"
+	# the ready file first: a scan of /proc for the marker reads every
+	# process's command line, and one every 50 ms while thousands are
+	# forked took CPU from them (the scan then confirms they are there)
+	poll 2400 0.05 all_ready "$log.ready" ||
+		diag "$scope: $(lines "$log.ready") of $((N - 1)) processes set their TERM disposition in 120 s"
 	if ! wait_marked "$m" "$N" 120; then
 		diag "$scope: only $(marked_count "$m") of $N processes started"
 	fi
-	poll 1200 0.05 all_ready "$log.ready" ||
-		diag "$scope: $(lines "$log.ready") of $((N - 1)) processes set their TERM disposition in 60 s"
 	kill -TERM "$RUNX_PID"
 	# the handlers exit at once; the TERM-ignoring tenth would keep runx
 	# for the grace period: a second SIGTERM sends the SIGKILL now
