@@ -178,6 +178,14 @@ if wait_file "$f.ready"; then
 	kill -HUP "$RUNX_PID"
 	poll 1000 0.02 grep -qs HUP "$f"
 	assert_true "SIGHUP to runx: forwarded, not a stop (runx runs on)" pid_alive "$RUNX_PID"
+	# the HUP ended the descendant's sleep; its trap ran, and it forks the
+	# next one: the TERM waits until that has exec'd sleep.  A fork copy
+	# of the shell would take the TERM with the shell's handler and exec
+	# sleep without it, and the pidns scope looks for such copies only
+	# where the command itself catches the signal (runx(1), copies of
+	# another process are not found): the sleep would hold the shell in
+	# its wait, its trap unrun, until the SIGKILL 20 s later
+	poll 1000 0.02 pgrep -f "^sleep $m\$" >/dev/null
 	kill -TERM "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 40
 	assert_eq "SIGTERM to runx: 143" 143 "$WAIT_STATUS"
