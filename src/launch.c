@@ -172,12 +172,70 @@ static int finish(const struct runx_launch_request *req,
 	return 0;
 }
 
-/* fork(2) or clone3(2) without CLONE_VM; the child reports on a pipe. */
+/*
+ * Reads the child's report from fd until EOF or size bytes; returns how
+ * many bytes came (0: EOF at once).  The pipe is O_CLOEXEC in the child,
+ * so EOF comes at its execve(2) or its death.
+ */
+static size_t read_report(int fd, unsigned char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+/*
+ * A child of clone3(CLONE_INTO_CGROUP) that ended before its first
+ * instruction: reaps it and says why in out->why; returns -ECHILD.  Linux
+ * (6.18, kernel/cgroup/cgroup.c: cgroup_css_set_fork() takes the kill
+ * count of the parent's cgroup, cgroup_post_fork() compares it with the
+ * target's) kills such a child at birth when runx's own cgroup was once
+ * killed with cgroup.kill and the new cgroup was not: the counts differ.
+ * out->killed_at_birth is set for that SIGKILL; nothing of the command ran.
+ */
+static int ended_at_birth(pid_t pid, int pidfd, struct runx_launched *out)
+{
+	int status = 0;
+
+	if (pidfd >= 0)
+		close(pidfd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out->killed_at_birth =
+	    WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+	snprintf(out->why, sizeof(out->why),
+		 "the kernel ended the child of clone3(2) that was to start "
+		 "the command in its cgroup (CLONE_INTO_CGROUP) before it "
+		 "ran (%s %d), as it does when runx's own cgroup was once "
+		 "killed with cgroup.kill",
+		 WIFSIGNALED(status) ? "signal" : "exit status",
+		 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return -ECHILD;
+}
+
+/*
+ * fork(2) or clone3(2) without CLONE_VM; the child reports on a pipe.
+ * Started in a cgroup by clone3, the child first writes one byte: a report
+ * that ends before it means the child never ran (ended_at_birth()).
+ */
 static int launch_forked(const struct runx_launch_request *req,
 			 struct runx_launched *out)
 {
 	struct child_failure f = {0, 0, NULL};
+	unsigned char buf[1 + sizeof(f)];
 	int report[2], pidfd = -1;
+	bool into_cgroup =
+	    req->backend == RUNX_LAUNCH_CLONE3 && req->cgroup_fd >= 0;
+	size_t first = into_cgroup ? 1 : 0;
 	pid_t pid;
 
 	if (pipe2(report, O_CLOEXEC) < 0)
@@ -204,18 +262,20 @@ static int launch_forked(const struct runx_launch_request *req,
 		return -e;
 	}
 	if (pid == 0) {
+		if (into_cgroup)
+			(void)!write(report[1], "", 1);
 		child_run(req, &f);
 		(void)!write(report[1], &f, sizeof(f));
 		_exit(127);
 	}
 	close(report[1]);
-	ssize_t n;
-	do
-		n = read(report[0], &f, sizeof(f));
-	while (n < 0 && errno == EINTR);
+	size_t got = read_report(report[0], buf, first + sizeof(f));
 	close(report[0]);
-	if (n != (ssize_t)sizeof(f))
-		f.stage = 0; /* EOF: execve succeeded and closed the pipe */
+	if (got < first)
+		return ended_at_birth(pid, pidfd, out);
+	if (got == first + sizeof(f))
+		memcpy(&f, buf + first, sizeof(f));
+	/* else EOF after the first byte: execve succeeded, closing the pipe */
 	return finish(req, &f, pid, pidfd, out);
 }
 
@@ -433,6 +493,7 @@ int runx_launch(const struct runx_launch_request *req,
 	out->pidfd = -1;
 	out->exec_errno = 0;
 	out->ns_pid = 0;
+	out->killed_at_birth = false;
 	out->why[0] = '\0';
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		fallback_max_fd = (long)rl.rlim_cur;

@@ -36,7 +36,9 @@ struct runx_launched {
 	int pidfd;	/* owned by the caller; -1 if nothing is running */
 	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
 	pid_t ns_pid;	/* with pidns: the command's pid in the namespace */
-	char why[512];	/* what failed after the child existed, or "" */
+	bool killed_at_birth; /* clone3 into a cgroup: the kernel killed the
+			       * child before it ran (-ECHILD) */
+	char why[512];	      /* what failed after the child existed, or "" */
 };
 
 /*
@@ -61,8 +63,12 @@ struct runx_launched {
  * (out->exec_errno set, the child already reaped).  Returns -errno when
  * runx itself failed (fork/clone EAGAIN, setsid or dup2 in the child, a
  * step of req->identity, then with out->why naming it; -ENOTSUP for a
- * backend this build lacks, or posix_spawn with an identity); nothing is
- * left running then,
+ * backend this build lacks, or posix_spawn with an identity; -ECHILD,
+ * out->why and out->killed_at_birth set, when the kernel ended a clone3
+ * child started in a cgroup before it ran: a kernel fault met where runx's
+ * own cgroup was once killed with cgroup.kill, and one the vfork and fork
+ * backends, born in runx's cgroup, do not meet); nothing is left running
+ * then,
  * except after the one failure that follows the exec: pidfd_open(2) of the
  * running command (not with clone3, whose CLONE_PIDFD comes with the
  * child); then out->pid is set, the child unreaped, out->why says so, and

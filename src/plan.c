@@ -211,6 +211,7 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 	bool in_cgroup = plan->scope.kind == RUNX_SCOPE_CGROUP;
 
 	lp->backend = asked;
+	lp->backend_asked = asked != RUNX_LAUNCH_DEFAULT;
 	if (lp->backend == RUNX_LAUNCH_DEFAULT)
 		lp->backend =
 		    in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;

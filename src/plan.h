@@ -47,6 +47,8 @@ struct runx_scope_policy {
 struct runx_launch_policy {
 	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
 	const char *backend_note;      /* -v: a fallback taken, or NULL */
+	bool backend_asked;	       /* --launch named it: no fallback
+					* after a failed start */
 	char path[PATH_MAX];	       /* the file execve(2) runs */
 	int resolve_errno;	       /* non-zero: not found / not runnable
 					* (127/126): nothing is started */

@@ -370,8 +370,7 @@ static void gather(const struct runx_plan *plan, const struct runx_result *res,
 						       : RUNX_REPORT_SUPERVISED;
 	r->scope = runx_scope_kind_name(plan->scope.kind);
 	r->scope_where = res->scope_where[0] ? res->scope_where : NULL;
-	r->backend =
-	    res->launched ? runx_launch_kind_name(plan->launch.backend) : NULL;
+	r->backend = res->launched ? runx_launch_kind_name(res->backend) : NULL;
 	r->pid = res->command_pid > 0 ? res->command_pid : res->pid;
 	r->start = res->start;
 	r->end = res->end;

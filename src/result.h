@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cgroup.h"
+#include "kinds.h"
 #include "signal_log.h"
 
 /* Why the run ended (the report's "reason"). */
@@ -49,7 +50,8 @@ struct runx_named {
 
 struct runx_result {
 	enum runx_end_reason reason;
-	bool launched;	       /* a backend tried to start the command */
+	bool launched; /* a backend tried to start the command */
+	enum runx_launch_kind backend; /* the last one that tried */
 	pid_t pid;	       /* the direct child's pid (pidns: the init's),
 				* 0 if none ran */
 	pid_t command_pid;     /* pidns: the command's pid on runx's side,

@@ -21,8 +21,8 @@ ps_tests=2
 # 16 a fresh cgroup, 6 options, 1 -v, posix_spawn, 44 adversarial trees
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
 # once, 10 exec failures, 8 unprivileged, 10 the command's group at
-# once, 3 runx moved between attempts
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3))
+# once, 3 runx moved between attempts, 9 runx in a killed cgroup
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -342,5 +342,57 @@ assert_match "runx moved between attempts: attempt 2's cgroup is below the new o
 	"^${moved_rel}[^/]*\$" "$(cat "$mv_out.2" 2>/dev/null)"
 assert_false "runx moved between attempts: attempt 1's cgroup was below the old one" \
 	grep -q "/runx-test-moved\." "$mv_out.1"
+
+# runx started from a cgroup that was once killed with cgroup.kill.  Linux
+# 6.18 kills a child of clone3(CLONE_INTO_CGROUP) at birth there (the kill
+# counts of runx's cgroup and of the new one differ).  The cgroup scope's
+# default backend, clone3, falls back to vfork (said once with -v, kept
+# for every attempt); --launch=clone3 exits 125 and starts nothing.  A
+# kernel without that fault runs both with clone3.
+KILLED=$CGOWN/runx-test-killed.$$
+mkdir "$KILLED"
+at_exit 'rmdir "$KILLED" 2>/dev/null'
+echo 1 >"$KILLED/cgroup.kill"
+k_out=$TMPD/killed
+# in_killed ARGS...: runx ARGS in the background, started in $KILLED;
+# its pid in K_PID
+in_killed() {
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$KILLED" "$RUNX" "$@" &
+	K_PID=$!
+}
+in_killed -v -C --attempts=2 --retry-on=3 --retry-delay=0.1s --report="$k_out.json" -- \
+	sh -c 'sed -n "s/^0:://p" /proc/self/cgroup >"$1.$RUNX_ATTEMPT"; exit 3' sh "$k_out" 2>"$k_out.err"
+s=0
+wait "$K_PID" || s=$?
+killed_re="^${CGOWN_REL%/}/runx-test-killed\.$$/runx-$K_PID-[0-9a-f]+\$"
+assert_eq "from a killed cgroup, no --launch: both attempts ran (exit 3)" 3 "$s"
+assert_match "from a killed cgroup: attempt 1 ran in a runx-* cgroup below runx's" "$killed_re" "$(cat "$k_out.1" 2>/dev/null)"
+assert_match "from a killed cgroup: attempt 2 ran in a runx-* cgroup below runx's" "$killed_re" "$(cat "$k_out.2" 2>/dev/null)"
+k_backend=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["backend"])' "$k_out.json" 2>&1)
+case $k_backend in
+vfork)
+	assert_eq "from a killed cgroup: -v says once that clone3's child was killed at birth, and vfork launches" \
+		1 "$(grep -c "before it ran (signal 9), as it does when runx's own cgroup was once killed with cgroup.kill; launching with vfork\$" "$k_out.err")"
+	;;
+*)
+	assert_eq "from a killed cgroup: the report's backend is clone3 (no fallback on this kernel)" clone3 "$k_backend"
+	;;
+esac
+assert_no_cgroup "from a killed cgroup, no --launch: no cgroup left" "$K_PID"
+in_killed --launch=clone3 -C -- sh -c 'touch "$1"' sh "$k_out.started" 2>"$k_out.err2"
+s=0
+wait "$K_PID" || s=$?
+if [ "$k_backend" = vfork ]; then
+	assert_eq "from a killed cgroup, --launch=clone3: exit 125" 125 "$s"
+	assert_match "from a killed cgroup, --launch=clone3: one line naming the option and the kernel's kill" \
+		"^runx: --launch=clone3: the kernel ended the child of clone3\\(2\\) .* before it ran \\(signal 9\\).*; use --launch=vfork or --launch=fork\$" \
+		"$(cat "$k_out.err2")"
+	assert_false "from a killed cgroup, --launch=clone3: the command was not started" test -e "$k_out.started"
+else
+	assert_eq "from a killed cgroup, --launch=clone3: exit 0 (no fault on this kernel)" 0 "$s"
+	assert_match "from a killed cgroup, --launch=clone3: nothing on stderr" "^\$" "$(cat "$k_out.err2")"
+	assert_true "from a killed cgroup, --launch=clone3: the command ran" test -e "$k_out.started"
+fi
+assert_no_cgroup "from a killed cgroup, --launch=clone3: no cgroup left" "$K_PID"
 
 done_testing

@@ -220,6 +220,11 @@ START_TEST(options_decide_scope_and_backend)
 	ck_assert_int_eq(plan_words(decided[_i].words), 0);
 	ck_assert_int_eq(plan.scope.kind, decided[_i].scope);
 	ck_assert_int_eq(plan.launch.backend, decided[_i].backend);
+	/* only --launch rules out a fallback after a failed start */
+	bool asked = false;
+	for (int w = 0; decided[_i].words[w] != NULL; w++)
+		asked |= strncmp(decided[_i].words[w], "--launch=", 9) == 0;
+	ck_assert_int_eq(plan.launch.backend_asked, asked);
 	ck_assert_int_eq(plan.launch.resolve_errno, 0);
 	ck_assert_str_eq(plan.launch.path, "/fake/bin/cmd");
 }
