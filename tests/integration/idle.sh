@@ -16,8 +16,8 @@ for t in sha256sum timeout setsid; do
 done
 
 # 22 the idle deadline, 8 with -t, 3 closed streams, 3 stdin and SIGPIPE,
-# 13 + 14 byte-exact relays, 2 slow readers, 8 grandchildren
-plan $((22 + 8 + 3 + 3 + 13 + 14 + 2 + 8))
+# 13 + 14 byte-exact relays, 2 slow readers, 9 grandchildren
+plan $((22 + 8 + 3 + 3 + 13 + 14 + 2 + 9))
 
 # --- own helpers ---------------------------------------------------------------
 
@@ -292,8 +292,17 @@ done
 # --- a grandchild of another session holds the output pipe ---------------------------------
 # It ignores TERM and is outside the group scope; runx must not wait for the
 # pipe's EOF once the scope is done.  Its output goes to a file, never to a
-# pipe this script reads (which would wait for the grandchild too).
-grandchild='setsid sh -c "trap \"\" TERM; exec sleep $1" & echo started'
+# pipe this script reads (which would wait for the grandchild too).  The
+# command says "started" once the grandchild leads a session of its own
+# (field 6 of /proc/PID/stat, proc(5)): before that it is still in the
+# command's group, and a command that exits at once would have it killed
+# with the group.
+grandchild='setsid sh -c "trap \"\" TERM; exec sleep $1" &
+until [ "$(cut -d" " -f6 /proc/$!/stat 2>/dev/null)" = "$!" ]; do
+	[ -e /proc/$! ] || break
+	sleep 0.01
+done
+echo started'
 
 new_marker g
 s=0
@@ -302,7 +311,7 @@ hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -k 1 -- sh -c "$gra
 	>"$TMPD/gc1.out" 2>&1 || s=$?
 assert_eq "grandchild holds the pipe, command exits 3: runx returns 3 (137 = hung)" 3 "$s"
 assert_eq "grandchild: the output before the exit arrived" started "$(cat "$TMPD/gc1.out")"
-wait_marked "$g" 1 30 >/dev/null
+assert_true "grandchild: it outlived runx, in a session of its own" wait_marked "$g" 1 30
 kill_marked "$g"
 
 new_marker g
