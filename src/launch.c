@@ -198,8 +198,9 @@ static size_t read_report(int fd, unsigned char *buf, size_t size)
  * instruction: reaps it and says why in out->why; returns -ECHILD.  Linux
  * (6.18, kernel/cgroup/cgroup.c: cgroup_css_set_fork() takes the kill
  * count of the parent's cgroup, cgroup_post_fork() compares it with the
- * target's) kills such a child at birth when runx's own cgroup was once
- * killed with cgroup.kill and the new cgroup was not: the counts differ.
+ * target's) kills such a child at birth when the two counts differ: runx's
+ * own cgroup was once killed with cgroup.kill, or the new one was (by
+ * another program, before the launch).
  * out->killed_at_birth is set for that SIGKILL; nothing of the command ran.
  */
 static int ended_at_birth(pid_t pid, int pidfd, struct runx_launched *out)
@@ -215,8 +216,8 @@ static int ended_at_birth(pid_t pid, int pidfd, struct runx_launched *out)
 	snprintf(out->why, sizeof(out->why),
 		 "the kernel ended the child of clone3(2) that was to start "
 		 "the command in its cgroup (CLONE_INTO_CGROUP) before it "
-		 "ran (%s %d), as it does when runx's own cgroup was once "
-		 "killed with cgroup.kill",
+		 "ran (%s %d), as it does after a cgroup.kill of runx's own "
+		 "cgroup or of the new one (their kill counts differ)",
 		 WIFSIGNALED(status) ? "signal" : "exit status",
 		 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	return -ECHILD;

@@ -230,8 +230,8 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 		return runx_plan_refuse(
 		    err, errsize, -ENOTSUP,
 		    "--launch=%s cannot start the command inside "
-		    "its cgroup (%s); use --launch=clone3 or "
-		    "--launch=fork",
+		    "its cgroup (%s); use --launch=vfork or "
+		    "--launch=fork, or no --launch",
 		    runx_launch_kind_name(lp->backend), refusal);
 	return 0;
 }

@@ -285,7 +285,8 @@ START_TEST(posix_spawn_in_a_cgroup_needs_glibc_2_39)
 	ck_assert_str_eq(err,
 			 "--launch=posix_spawn cannot start the command inside "
 			 "its cgroup (posix_spawnattr_setcgroup_np needs glibc "
-			 "2.39); use --launch=clone3 or --launch=fork");
+			 "2.39); use --launch=vfork or --launch=fork, or no "
+			 "--launch");
 	/* auto, told posix_spawn, takes the tree without asking */
 	ck_assert_int_eq(
 	    plan_words((const char *[]){"--kill-scope=auto",
