@@ -513,6 +513,11 @@ int runx_run(struct runx_run *run)
 		status = run_attempts(run);
 		runx_verbose("exiting with status %d", status);
 	} else {
+		/* a command not found or not runnable (126, 127), found
+		 * before the launch, ends like one execve(2) refused; a
+		 * refusal (125) stays one line */
+		if (run->attempt.result.reason == RUNX_END_EXEC_FAILED)
+			runx_verbose("exiting with status %d", status);
 		runx_attempt_release(&run->attempt, status);
 	}
 	/* refused before the point of no return: the files as they were */

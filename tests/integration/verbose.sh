@@ -4,9 +4,10 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
-# 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 9 stderr
+# 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 3 exit
+# statuses found before the launch, 9 stderr
 # closed, 7 stderr broken
-plan $((2 + 8 + 4 + 3 + 1 + 9 + 7))
+plan $((2 + 8 + 4 + 3 + 1 + 3 + 9 + 7))
 
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
@@ -66,6 +67,15 @@ else
 	not_ok "-v: says it received SIGINT" "never ready"
 fi
 assert_dead "-v, SIGINT: dead" "$m"
+
+# -v's last line gives the exit status also for a command found missing
+# (127) or not runnable (126) before the launch; a refusal (125) stays
+# one line.
+assert_eq "-v, a command not found: the last line says exiting with status 127" \
+	"runx: exiting with status 127" "$(runx -v -- no-such-command-$$ 2>&1 >/dev/null | tail -n 1)"
+assert_eq "-v, a directory as the command: the last line says exiting with status 126" \
+	"runx: exiting with status 126" "$(runx -v -- "$TMPD" 2>&1 >/dev/null | tail -n 1)"
+assert_eq "-v, a bad option: one line (125)" 1 "$(runx -v -t bogus -- true 2>&1 >/dev/null | wc -l)"
 
 # The command's own stderr is not prefixed: only runx's lines are.
 out=$(runx -v -- sh -c 'echo mine >&2' 2>&1 >/dev/null)
