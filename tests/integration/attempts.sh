@@ -291,9 +291,9 @@ for found in "127 /nonexistent/runx-test a path that does not exist" \
 	assert_eq "$what: report: attempt_count 0, reason exec_failed, exit_status $want, no attempt listed" \
 		"0 exec_failed $want 0" \
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], r["reason"], r["exit_status"], len(r["attempts"]))' "$TMPD/pre.json" 2>&1)"
-	assert_eq "$what: not retried: -v's one line is the failure, no attempt started" \
-		"1 1 0" \
-		"$(wc -l <"$TMPD/pre.err" | tr -d ' ') $(grep -c "failed to run command" "$TMPD/pre.err") $(grep -c -e "started '" -e "attempt" "$TMPD/pre.err")" \
+	assert_eq "$what: not retried: -v says the failure, then exiting with status $want, no attempt started" \
+		"2 1 1 0" \
+		"$(wc -l <"$TMPD/pre.err" | tr -d ' ') $(grep -c "failed to run command" "$TMPD/pre.err") $(grep -cx "runx: exiting with status $want" "$TMPD/pre.err") $(grep -c -e "started '" -e "attempt" "$TMPD/pre.err")" \
 		"$(cat "$TMPD/pre.err")"
 	rm -f "$TMPD/pre.json"
 	s=$(st runx -v --attempts=3 --retry-on="$want" --retry-delay=0 --report="$TMPD/pre.json" -- \
