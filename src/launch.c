@@ -110,11 +110,14 @@ fail:
 	f->stage = stage;
 }
 
-/* Reaps a child that never reached the command. */
-static void reap(pid_t pid)
+/* Reaps a child that never reached the command; returns its wait status. */
+static int reap(pid_t pid)
 {
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	return status;
 }
 
 /* The message of a step of the identity that failed in the child: the
@@ -205,12 +208,9 @@ static size_t read_report(int fd, unsigned char *buf, size_t size)
  */
 static int ended_at_birth(pid_t pid, int pidfd, struct runx_launched *out)
 {
-	int status = 0;
-
 	if (pidfd >= 0)
 		close(pidfd);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	int status = reap(pid);
 	out->killed_at_birth =
 	    WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 	snprintf(out->why, sizeof(out->why),

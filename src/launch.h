@@ -66,8 +66,9 @@ struct runx_launched {
  * backend this build lacks, or posix_spawn with an identity; -ECHILD,
  * out->why and out->killed_at_birth set, when the kernel ended a clone3
  * child started in a cgroup before it ran: a kernel fault met where runx's
- * own cgroup was once killed with cgroup.kill, and one the vfork and fork
- * backends, born in runx's cgroup, do not meet); nothing is left running
+ * own cgroup or the new one was once killed with cgroup.kill, and one the
+ * vfork and fork backends, whose child joins the cgroup after its birth,
+ * do not meet); nothing is left running
  * then,
  * except after the one failure that follows the exec: pidfd_open(2) of the
  * running command (not with clone3, whose CLONE_PIDFD comes with the
