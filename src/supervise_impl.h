@@ -18,6 +18,10 @@
 
 /* While stopping: how often to sweep for newcomers and re-kill (ns). */
 #define RECHECK_NS 100000000L
+/* ... but those passes take at most 1 / PASS_SHARE of the time: after a
+ * pass that took T of runx's CPU time, the next waits (PASS_SHARE - 1) T
+ * (stop.c, sup_on_recheck()). */
+#define PASS_SHARE 10
 
 enum phase { RUNNING, WAITING, STOPPING, KILLING, DONE };
 
@@ -52,6 +56,8 @@ struct supervisor {
 	int stop_sig;		/* the stop's first signal (newcomers get it) */
 	bool job_stopped;	/* runx sent the scope SIGSTOP (job control):
 				 * the next SIGCONT continues all of it */
+	int64_t pass_after_ns;	/* CLOCK_MONOTONIC (ns): no newcomer or
+				 * re-kill pass before (PASS_SHARE) */
 	int watch[RUNX_MAX_WATCH];
 	int nwatch;
 	int live; /* last census of the scope (UNKNOWN counts as alive) */

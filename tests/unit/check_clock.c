@@ -1,6 +1,7 @@
 /*
  * runx_rfc3339 (clock.c): the report's RFC 3339 UTC times, counted out
- * without gmtime(3), against the C library's gmtime_r + strftime.
+ * without gmtime(3), against the C library's gmtime_r + strftime; and
+ * runx_cpu_ns, the CPU time the stop's passes are measured in.
  */
 #include "config.h"
 
@@ -68,6 +69,23 @@ START_TEST(microseconds_are_truncated_not_rounded)
 }
 END_TEST
 
+/* Busy work moves runx_cpu_ns() forward, and by no more than the wall
+ * time it took (one thread). */
+START_TEST(cpu_time_moves_with_work_not_faster_than_the_clock)
+{
+	int64_t c0 = runx_cpu_ns(), w0 = runx_now_ns();
+	volatile uint64_t x = 1;
+
+	ck_assert(c0 >= 0);
+	while (runx_now_ns() - w0 < 20000000) /* 20 ms of work */
+		x = x * 6364136223846793005u + 1;
+	int64_t c1 = runx_cpu_ns(), w1 = runx_now_ns();
+	ck_assert(c1 > c0);
+	ck_assert_msg(c1 - c0 <= w1 - w0 + 1000000, "%lld ns of CPU in %lld ns",
+		      (long long)(c1 - c0), (long long)(w1 - w0));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("clock");
@@ -76,6 +94,7 @@ int main(void)
 	tcase_add_test(tc, every_day_of_three_centuries_matches_gmtime);
 	tcase_add_test(tc, leap_days_and_year_ends);
 	tcase_add_test(tc, microseconds_are_truncated_not_rounded);
+	tcase_add_test(tc, cpu_time_moves_with_work_not_faster_than_the_clock);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,157 @@
+#!/bin/bash
+# What runx takes of the CPUs while it waits out a grace period: a job of
+# N processes (RUNX_GRACE_CPU_N, default 3000), all forked copies of one
+# perl that ignore SIGTERM, so that every newcomer pass of the stop reads
+# each of them again (runx(1), STOPPING: a copy may exec a program that
+# does not ignore the signal).  In each of the tree, cgroup and pidns
+# scopes (skipped where unavailable), once runx has sent the first signal
+# (its -v line): runx's own CPU time (utime + stime of /proc/PID/stat)
+# over the next 4 s of wall time is at most 20 % of it: runx keeps its
+# passes to about a tenth of one CPU (before, they came every 100 ms
+# whatever they cost: 40 to 51 % of a CPU here at 3,000, and a whole CPU
+# at 10,000; the share is of runx's own CPU time, so a loaded machine
+# does not raise it).
+# A process the job forks then (a newcomer, default SIGTERM action) still
+# gets the first signal during the grace period (it is gone before the
+# 60 s grace period ends: a bounded wait, not a timed assertion); a
+# second SIGTERM then cuts the grace period short, none of the N is left
+# (/proc) and runx returns 137 (its command
+# was killed by SIGKILL).
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$TESTLIB"
+
+N=${RUNX_GRACE_CPU_N:-3000}
+case $N in '' | *[!0-9]*) bail_out "RUNX_GRACE_CPU_N='$N': not a number" ;; esac
+SCOPES=(tree cgroup pidns)
+WINDOW=4 # seconds of wall time over which runx's CPU time is taken
+
+command -v perl >/dev/null || skip_all "perl is needed (the job forks $N processes)"
+procs_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+if [ "$pid_max" -lt $((procs_now + N + 1000)) ]; then
+	skip_all "kernel.pid_max $pid_max leaves no room for $N more processes ($procs_now now)"
+fi
+nproc_limit=$(ulimit -u)
+if [ "$(id -u)" != 0 ] && [ "$nproc_limit" != unlimited ] &&
+	[ "$nproc_limit" -lt $(($(ps -U "$(id -u)" -o pid= | wc -l) + N + 100)) ]; then
+	skip_all "ulimit -u $nproc_limit leaves no room for $N more processes"
+fi
+TICKS=$(getconf CLK_TCK)
+
+probe_scopes
+
+plan $((4 * ${#SCOPES[@]}))
+
+WORK=$(mktemp -d)
+at_exit "rm -rf '$WORK'"
+
+# The job: perl as "sleep MARKER", ignoring SIGTERM, forking N - 1 copies
+# of itself; on SIGUSR1 the first forks one more (the newcomer), which
+# takes SIGTERM's default action and writes its pid to NEW.
+JOB='use POSIX ();
+my ($n, $mark, $ready, $new) = @ARGV;
+$0 = "sleep $mark";
+$SIG{TERM} = "IGNORE";
+my $usr1 = 0;
+$SIG{USR1} = sub { $usr1 = 1 };
+for my $i (1 .. $n - 1) {
+	my $pid = fork();
+	die "fork: $!\n" unless defined $pid;
+	next if $pid;
+	$SIG{USR1} = "IGNORE";
+	open(my $r, ">>", $ready) or POSIX::_exit(1);
+	syswrite($r, "$$\n");
+	close($r);
+	POSIX::pause() while 1;
+}
+while (1) {
+	POSIX::pause();
+	next unless $usr1;
+	$usr1 = 0;
+	my $pid = fork();
+	die "fork: $!\n" unless defined $pid;
+	next if $pid;
+	$SIG{TERM} = "DEFAULT";
+	open(my $w, ">", "$new.tmp") or POSIX::_exit(1);
+	syswrite($w, "$$\n");
+	close($w);
+	rename("$new.tmp", $new);
+	POSIX::pause() while 1;
+}'
+
+# all_ready READY: every copy is there, SIGTERM ignored.
+# shellcheck disable=SC2317 # called through poll
+all_ready() {
+	[ "$(lines "$1")" -ge $((N - 1)) ]
+}
+
+# pid_gone PID: PID is no live process (gone, or a zombie: the job's perl
+# does not reap).
+# shellcheck disable=SC2317 # called through poll
+pid_gone() {
+	! pid_alive "$1"
+}
+
+# cpu_ticks PID: utime + stime of PID (clock ticks).
+cpu_ticks() {
+	local u s
+	u=$(stat_field "$1" 14) && s=$(stat_field "$1" 15) || return 1
+	echo $((u + s))
+}
+
+# one_scope SCOPE: the four checks of one scope.
+one_scope() {
+	local scope=$1 m log status ready new t0 t1 c0 c1 share pid
+	new_marker m
+	log=$WORK/$scope.err ready=$WORK/$scope.ready new=$WORK/$scope.new
+	local args=("${LAUNCH_ARGS[@]}" -v -k 60s --kill-scope="$scope")
+	[ "$scope" = cgroup ] && args=("${CG_LAUNCH_ARGS[@]}" -v -k 60s -C)
+	env --default-signal=INT,QUIT "$RUNX" "${args[@]}" -- \
+		perl -e "$JOB" "$N" "$m" "$ready" "$new" 2>"$log" &
+	RUNX_PID=$!
+	wait_exec "$RUNX_PID"
+	poll 2400 0.05 all_ready "$ready" ||
+		diag "$scope: $(lines "$ready") of $((N - 1)) copies started in 120 s"
+	wait_marked "$m" "$N" 120 ||
+		diag "$scope: only $(marked_count "$m") of $N processes started"
+	kill -TERM "$RUNX_PID"
+	# the first signal's SIGCONT line: the first pass is over
+	poll 1200 0.05 grep -q 'sending: SIGCONT' "$log" ||
+		diag "$scope: no 'sending: SIGCONT' line in 60 s"
+	t0=$EPOCHREALTIME c0=$(cpu_ticks "$RUNX_PID")
+	sleep "$WINDOW"
+	t1=$EPOCHREALTIME c1=$(cpu_ticks "$RUNX_PID")
+	# runx's share of one CPU, in percent
+	share=$(awk -v c="$((c1 - c0))" -v hz="$TICKS" -v a="$t0" -v b="$t1" \
+		'BEGIN { printf "%d", 100 * c / hz / (b - a) }')
+	assert_true "$scope: runx took at most 20 % of a CPU while it waited ($share %)" \
+		test "$share" -le 20
+	# a newcomer, born during the grace period, gets the first signal
+	pid=$(pgrep -o -f "^sleep $m\$") || pid=
+	[ -n "$pid" ] && kill -USR1 "$pid"
+	wait_file "$new" 30 || diag "$scope: the job forked no newcomer in 30 s"
+	pid=$(cat "$new" 2>/dev/null) || pid=
+	if [ -z "$pid" ]; then
+		not_ok "$scope: the newcomer got the first signal in the grace period" "no newcomer"
+	else
+		poll 800 0.05 pid_gone "$pid" ||
+			diag "$scope: the newcomer $pid still alive after 40 s"
+		assert_true "$scope: the newcomer got the first signal in the grace period" \
+			pid_gone "$pid"
+	fi
+	kill -TERM "$RUNX_PID" 2>/dev/null
+	wait_pid_exit "$RUNX_PID" 120
+	assert_eq "$scope: runx returns 137 (the command, ignoring SIGTERM, was killed)" 137 "$WAIT_STATUS"
+	assert_dead "$scope: none of the $N processes is left" "$m"
+}
+
+for scope in "${SCOPES[@]}"; do
+	why=$(scope_missing "$scope")
+	if [ -n "$why" ]; then
+		skips 4 "$scope" "$why"
+	else
+		one_scope "$scope"
+	fi
+done
+
+done_testing
