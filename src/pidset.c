@@ -1,6 +1,7 @@
 /*
  * A set of processes, each one incarnation (pid and start time), with a
- * hash index by pid: the processes a stop's signal reached.
+ * hash index by pid: the processes a stop's signal reached.  And plain
+ * bitmaps of pids, for the walks that pass over pids known unchanged.
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proc.h"
 
@@ -101,4 +103,66 @@ void runx_pidset_free(struct runx_pidset *set)
 	free(set->v);
 	free(set->slot);
 	*set = (struct runx_pidset){NULL, 0, 0, NULL, 0};
+}
+
+bool runx_pidbits_has(const struct runx_pidbits *b, pid_t pid)
+{
+	return pid > 0 && (size_t)pid / 8 < b->size &&
+	       (b->bits[pid / 8] & (1u << (pid % 8))) != 0;
+}
+
+int runx_pidbits_add(struct runx_pidbits *b, pid_t pid)
+{
+	size_t need = (size_t)pid / 8 + 1;
+
+	if (need > b->size) {
+		size_t size = b->size * 2 > need ? b->size * 2 : need + 4096;
+		unsigned char *bits = realloc(b->bits, size);
+		if (bits == NULL)
+			return -ENOMEM;
+		memset(bits + b->size, 0, size - b->size);
+		b->bits = bits;
+		b->size = size;
+	}
+	b->bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
+	return 0;
+}
+
+void runx_pidbits_forget(struct runx_pidbits *b, pid_t pid)
+{
+	if (b != NULL && runx_pidbits_has(b, pid))
+		b->bits[pid / 8] &= (unsigned char)~(1u << (pid % 8));
+}
+
+void runx_pidbits_forget_range(struct runx_pidbits *b, long lo, long hi)
+{
+	long top = (long)(b->size * 8) - 1; /* the largest pid b can hold */
+
+	if (lo < 0)
+		lo = 0;
+	if (hi > top)
+		hi = top;
+	/* bit by bit up to a whole byte, then bytes, then the last bits */
+	long p = lo + 1;
+	for (; p <= hi && p % 8 != 0; p++)
+		runx_pidbits_forget(b, (pid_t)p);
+	if (hi - p + 1 >= 8) {
+		size_t bytes = (size_t)(hi - p + 1) / 8;
+		memset(b->bits + p / 8, 0, bytes);
+		p += (long)bytes * 8;
+	}
+	for (; p <= hi; p++)
+		runx_pidbits_forget(b, (pid_t)p);
+}
+
+void runx_pidbits_clear(struct runx_pidbits *b)
+{
+	if (b->bits != NULL)
+		memset(b->bits, 0, b->size);
+}
+
+void runx_pidbits_free(struct runx_pidbits *b)
+{
+	free(b->bits);
+	*b = (struct runx_pidbits){NULL, 0};
 }

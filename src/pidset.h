@@ -54,4 +54,32 @@ int runx_pidset_remember(struct runx_pidset *set,
 /* Frees the set's memory and empties it. */
 void runx_pidset_free(struct runx_pidset *set);
 
+/*
+ * A plain set of pids: one bit per pid, in a bitmap that grows to the
+ * largest pid added (pid_max / 8 bytes at most: 512 KiB for the 64-bit
+ * kernel's largest, 4,194,304).  {NULL, 0} is the empty set.
+ */
+struct runx_pidbits {
+	unsigned char *bits;
+	size_t size; /* bytes */
+};
+
+/* True if pid (> 0) is in b. */
+bool runx_pidbits_has(const struct runx_pidbits *b, pid_t pid);
+
+/* Adds pid (> 0) to b, growing the bitmap; 0 or -ENOMEM (b unchanged). */
+int runx_pidbits_add(struct runx_pidbits *b, pid_t pid);
+
+/* Takes pid out of b, if it is there; b NULL: nothing. */
+void runx_pidbits_forget(struct runx_pidbits *b, pid_t pid);
+
+/* Takes every pid p with lo < p <= hi out of b (none if hi <= lo). */
+void runx_pidbits_forget_range(struct runx_pidbits *b, long lo, long hi);
+
+/* Empties b, keeping its memory. */
+void runx_pidbits_clear(struct runx_pidbits *b);
+
+/* Frees b's memory: the empty set {NULL, 0}. */
+void runx_pidbits_free(struct runx_pidbits *b);
+
 #endif

@@ -39,6 +39,11 @@
 struct cgroup_scope {
 	struct runx_cgroup cg;
 	bool has_cgroup; /* cg is made and must be removed */
+	/* what the newcomer passes know between them (cgroup_newcomers()) */
+	long pass_pid;		     /* runx_proc_last_pid() as the last
+				      * complete one began (0: none) */
+	struct runx_pidbits settled; /* pids it found held by a process a
+				      * signal reached, not a fork copy */
 };
 
 /* The job's cgroup of s. */
@@ -227,10 +232,13 @@ struct cgroup_signal {
 			       * start time) in which the walk of
 			       * cgroup.procs began (first_pass_pid()) */
 	bool no_pidfd;	      /* pidfd_open(2) was refused in this pass */
-	pid_t sent_pgrp;      /* > 0: sig (and SIGCONT) went to this process
-			       * group as a whole (group_first()) ... */
-	uint64_t sent_tick;   /* ... in this boot clock tick: a member that
-			       * started in an earlier one is reached */
+	struct runx_pidbits *settled; /* a newcomer pass: pids passed over
+				       * unread, and those found reached */
+	bool walked;		      /* every pid of the subtree was listed */
+	pid_t sent_pgrp;    /* > 0: sig (and SIGCONT) went to this process
+			     * group as a whole (group_first()) ... */
+	uint64_t sent_tick; /* ... in this boot clock tick: a member that
+			     * started in an earlier one is reached */
 	int reached;
 	int error;
 };
@@ -309,6 +317,15 @@ static void remember_reached(struct cgroup_signal *cs,
 		cs->error = -ENOMEM;
 }
 
+/* Notes id's pid in cs->settled (a newcomer pass): the process a signal
+ * reached, no fork copy, read from /proc (its start time known). */
+static void settle(struct cgroup_signal *cs, const struct runx_proc_stat *id)
+{
+	if (cs->settled != NULL && id->start_time != 0)
+		(void)runx_pidbits_add(cs->settled, id->pid); /* -ENOMEM: read
+							       * again */
+}
+
 /*
  * The unfrozen first pass over one pid of cgroup.procs: pins it with a
  * pidfd first, then reads its /proc/PID/stat.  A process whose start
@@ -381,6 +398,8 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	const struct runx_proc_stat *read = NULL;
 	int one;
 
+	if (cs->settled != NULL && runx_pidbits_has(cs->settled, pid))
+		return 0; /* reached, and the pid not allocated since */
 	/* a stat read fails for a process gone, or one /proc cannot show:
 	 * it is pinned and read as in a pass with no group send */
 	if (cs->sent_pgrp > 0 && runx_proc_stat(pid, &pre) == 0) {
@@ -409,12 +428,16 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	    runx_pidset_find(&cs->scope->reached, &id);
 	if (cs->only_new && e != NULL) {
 		one = runx_reach_again(e, &id, cs->sig);
+		if (!e->fork_copy)
+			settle(cs, &id);
 	} else {
 		bool copy = runx_resend_after_exec(&id, cs->sig);
 		one =
 		    cs->frozen ? kill_pid(cs, pid) : signal_pinned_pid(cs, pid);
 		if (one > 0)
 			remember_reached(cs, &id, copy);
+		if (one > 0 && !copy)
+			settle(cs, &id);
 	}
 	count_outcome(cs, one);
 	return 0;
@@ -429,22 +452,10 @@ static int signal_pids(struct cgroup_signal *cs)
 		cs->listed_tick = runx_proc_uptime_ticks();
 	int r = runx_cgroup_each_pid(CG(cs->scope), signal_cgroup_pid, cs);
 
+	cs->walked = r == 0;
 	if (r == 0)
 		r = cs->error;
 	return r < 0 && cs->reached == 0 ? r : cs->reached;
-}
-
-/* Signals every pid of the subtree (only_new: those not reached yet). */
-static int signal_each(struct runx_scope *s, int sig, bool only_new,
-		       bool frozen, bool then_cont)
-{
-	struct cgroup_signal cs = {.scope = s,
-				   .sig = sig,
-				   .only_new = only_new,
-				   .frozen = frozen,
-				   .then_cont = then_cont};
-
-	return signal_pids(&cs);
 }
 
 /* sig to every pid of the subtree outside process group pgrp. */
@@ -507,9 +518,9 @@ static int cgroup_signal(struct runx_scope *s, int sig, bool count)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, count);
-	bool frozen = freeze(s);
-	int r = signal_each(s, sig, false, frozen, false);
-	if (frozen)
+	struct cgroup_signal cs = {.scope = s, .sig = sig, .frozen = freeze(s)};
+	int r = signal_pids(&cs);
+	if (cs.frozen)
 		runx_cgroup_freeze(CG(s), false, 0);
 	return r;
 }
@@ -558,12 +569,37 @@ static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-/* The first signal and SIGCONT to processes no signal reached yet. */
+/*
+ * The first signal and SIGCONT to processes no signal reached yet.  A
+ * pass reads /proc/PID/stat only for the pids it cannot pass over: those
+ * the pass before did not find held by a process reached (no fork copy),
+ * and those allocated since that pass began (runx_proc_last_pid() then
+ * and now: the kernel allocates pids upwards from the last one,
+ * kernel/pid.c alloc_pid(), so any other pid still names the process
+ * found, or none).  The first pass, one after a walk that failed, a pid
+ * counter that went down (it wrapped) or cannot be read, and a /proc of
+ * another pid namespace: every pid is read.  With 10,000 processes that
+ * catch the signal and take their time, a pass read 10,000 stat files
+ * every 100 ms before; it now reads cgroup.procs and the few new pids.
+ */
 static int cgroup_newcomers(struct runx_scope *s, int sig)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, false);
-	return signal_each(s, sig, true, false, sig != SIGCONT);
+	struct cgroup_scope *cgs = s->priv;
+	long now = s->proc_trusted ? runx_proc_last_pid() : -1;
+	if (now > 0 && cgs->pass_pid > 0 && now >= cgs->pass_pid)
+		runx_pidbits_forget_range(&cgs->settled, cgs->pass_pid, now);
+	else
+		runx_pidbits_clear(&cgs->settled);
+	struct cgroup_signal cs = {.scope = s,
+				   .sig = sig,
+				   .only_new = true,
+				   .then_cont = sig != SIGCONT,
+				   .settled = &cgs->settled};
+	int r = signal_pids(&cs);
+	cgs->pass_pid = cs.walked && now > 0 ? now : 0;
+	return r;
 }
 
 /* SIGKILL to the whole subtree: the cgroup.kill fd opened in advance. */
@@ -610,6 +646,8 @@ static int cgroup_release(struct runx_scope *s)
 
 	if (HAS_CG(s))
 		r = runx_cgroup_remove(CG(s), RELEASE_KILL_WAIT_NS);
+	if (s->priv != NULL)
+		runx_pidbits_free(&((struct cgroup_scope *)s->priv)->settled);
 	free(s->priv);
 	s->priv = NULL;
 	runx_pidset_free(&s->reached);

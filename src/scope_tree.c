@@ -38,13 +38,6 @@ struct proc_list {
 	size_t n, cap;
 };
 
-/* The pids one walk knows to be descendants of runx: a bitmap that grows
- * with the largest pid set. */
-struct members {
-	unsigned char *bits;
-	size_t size; /* bytes */
-};
-
 /*
  * The pids allocated after lo up to hi (two runx_proc_last_pid() values,
  * lo <= hi; none when lo == hi): a pid listed before may name another
@@ -63,13 +56,14 @@ struct pid_window {
  */
 struct walk {
 	struct proc_list list;
-	struct members member;
+	struct runx_pidbits member; /* the pids it knows to be descendants
+				     * of runx, and runx's own */
 	/* with fresh (not NULL): the pids earlier walks found outside the
 	 * tree, passed over unread but for those allocated within fresh (a
 	 * process outside never becomes a descendant: an orphan re-parents
 	 * to a subreaper among its own ancestors, or to init); the pids this
 	 * walk finds outside go in too */
-	struct members *outside;
+	struct runx_pidbits *outside;
 	const struct pid_window *fresh;
 	int (*found)(const struct runx_proc_stat *p, void *arg);
 	void *arg;
@@ -82,56 +76,13 @@ struct walk {
  */
 struct sweep_memory {
 	long last_pid;
-	struct members outside;
+	struct runx_pidbits outside;
 };
 
 /* True if pid was allocated within w (lo < pid <= hi); w NULL: none. */
 static bool in_window(const struct pid_window *w, pid_t pid)
 {
 	return w != NULL && pid > w->lo && pid <= w->hi;
-}
-
-/* Membership bit of pid in a bitmap sized to the largest pid listed. */
-static bool bit_get(const unsigned char *bits, pid_t pid)
-{
-	return bits[pid / 8] & (1u << (pid % 8));
-}
-
-/* Sets the membership bit of pid. */
-static void bit_set(unsigned char *bits, pid_t pid)
-{
-	bits[pid / 8] |= (unsigned char)(1u << (pid % 8));
-}
-
-/* True if pid is a known descendant (or runx) in m. */
-static bool member_has(const struct members *m, pid_t pid)
-{
-	return pid > 0 && (size_t)pid / 8 < m->size && bit_get(m->bits, pid);
-}
-
-/* Takes pid out of m (if it is there); m NULL: nothing. */
-static void member_forget(struct members *m, pid_t pid)
-{
-	if (m != NULL && member_has(m, pid))
-		m->bits[pid / 8] &= (unsigned char)~(1u << (pid % 8));
-}
-
-/* Adds pid to m, growing it; 0 or -ENOMEM. */
-static int member_add(struct members *m, pid_t pid)
-{
-	size_t need = (size_t)pid / 8 + 1;
-
-	if (need > m->size) {
-		size_t size = m->size * 2 > need ? m->size * 2 : need + 4096;
-		unsigned char *bits = realloc(m->bits, size);
-		if (bits == NULL)
-			return -ENOMEM;
-		memset(bits + m->size, 0, size - m->size);
-		m->bits = bits;
-		m->size = size;
-	}
-	bit_set(m->bits, pid);
-	return 0;
 }
 
 /* Appends one /proc entry to a list. */
@@ -157,10 +108,10 @@ static int walk_proc(const struct runx_proc_stat *st, void *arg)
 {
 	struct walk *w = arg;
 
-	if (!member_has(&w->member, st->ppid))
+	if (!runx_pidbits_has(&w->member, st->ppid))
 		return list_append(&w->list, st);
-	int r = member_add(&w->member, st->pid);
-	member_forget(w->outside, st->pid);
+	int r = runx_pidbits_add(&w->member, st->pid);
+	runx_pidbits_forget(w->outside, st->pid);
 	return r < 0 ? r : w->found(st, w->arg);
 }
 
@@ -174,9 +125,9 @@ static bool is_known(pid_t pid, void *arg)
 {
 	const struct walk *w = arg;
 
-	return member_has(&w->member, pid) ||
+	return runx_pidbits_has(&w->member, pid) ||
 	       (w->fresh != NULL && w->outside != NULL &&
-		member_has(w->outside, pid) && !in_window(w->fresh, pid));
+		runx_pidbits_has(w->outside, pid) && !in_window(w->fresh, pid));
 }
 
 /*
@@ -196,11 +147,11 @@ static int resolve_rest(struct walk *w)
 		grew = false;
 		for (size_t i = done; i < rest->n && r == 0; i++) {
 			struct runx_proc_stat p = rest->v[i];
-			if (!member_has(&w->member, p.ppid) ||
-			    member_has(&w->member, p.pid))
+			if (!runx_pidbits_has(&w->member, p.ppid) ||
+			    runx_pidbits_has(&w->member, p.pid))
 				continue;
-			r = member_add(&w->member, p.pid);
-			member_forget(w->outside, p.pid);
+			r = runx_pidbits_add(&w->member, p.pid);
+			runx_pidbits_forget(w->outside, p.pid);
 			if (r == 0)
 				r = w->found(&p, w->arg);
 			rest->v[i] = rest->v[done]; /* move members out */
@@ -225,12 +176,12 @@ static int know_pids(struct walk *w, const struct runx_pidset *set,
 	for (size_t i = 0; i < set->n; i++) {
 		const struct runx_pidset_entry *e = &set->v[i];
 		if (e->pid > 0 && !e->fork_copy && !in_window(fresh, e->pid) &&
-		    member_add(&w->member, e->pid))
+		    runx_pidbits_add(&w->member, e->pid))
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < set->n; i++)
 		if (set->v[i].fork_copy)
-			member_forget(&w->member, set->v[i].pid);
+			runx_pidbits_forget(&w->member, set->v[i].pid);
 	return 0;
 }
 
@@ -241,7 +192,7 @@ static bool parent_outside(const struct walk *w,
 			   const struct runx_proc_stat *st)
 {
 	return st->ppid <= 1 || (!in_window(w->fresh, st->ppid) &&
-				 member_has(w->outside, st->ppid));
+				 runx_pidbits_has(w->outside, st->ppid));
 }
 
 /*
@@ -260,16 +211,16 @@ static void note_outside(struct walk *w)
 		return;
 	for (size_t i = 0; i < w->list.n; i++)
 		if (in_window(w->fresh, w->list.v[i].pid))
-			member_forget(w->outside, w->list.v[i].pid);
+			runx_pidbits_forget(w->outside, w->list.v[i].pid);
 	for (bool grew = true; grew;) {
 		grew = false;
 		for (size_t i = 0; i < w->list.n; i++) {
 			const struct runx_proc_stat *st = &w->list.v[i];
-			if (member_has(&w->member, st->pid) ||
-			    member_has(w->outside, st->pid) ||
+			if (runx_pidbits_has(&w->member, st->pid) ||
+			    runx_pidbits_has(w->outside, st->pid) ||
 			    !parent_outside(w, st))
 				continue;
-			if (member_add(w->outside, st->pid) == 0)
+			if (runx_pidbits_add(w->outside, st->pid) == 0)
 				grew = true;
 		}
 	}
@@ -288,12 +239,13 @@ static void note_outside(struct walk *w)
  * 0 or -errno (the walk of /proc, -ENOMEM).
  */
 static int walk_tree(const struct runx_pidset *known,
-		     const struct pid_window *fresh, struct members *outside,
+		     const struct pid_window *fresh,
+		     struct runx_pidbits *outside,
 		     int (*found)(const struct runx_proc_stat *p, void *arg),
 		     void *arg)
 {
 	struct walk w = {{NULL, 0, 0}, {NULL, 0}, outside, fresh, found, arg};
-	int r = member_add(&w.member, getpid());
+	int r = runx_pidbits_add(&w.member, getpid());
 
 	if (r == 0 && fresh != NULL && known != NULL && known->n > 0)
 		r = know_pids(&w, known, fresh);
@@ -303,7 +255,7 @@ static int walk_tree(const struct runx_pidset *known,
 		r = resolve_rest(&w);
 	if (r == 0)
 		note_outside(&w);
-	free(w.member.bits);
+	runx_pidbits_free(&w.member);
 	free(w.list.v);
 	return r;
 }
@@ -477,7 +429,7 @@ static int pass_one(const struct runx_proc_stat *p, void *arg)
  */
 static int sweep_once(struct runx_pidset *done, struct runx_pidset *also,
 		      const struct send *how, const struct pid_window *reuse,
-		      struct members *outside, int *fresh, bool *walked)
+		      struct runx_pidbits *outside, int *fresh, bool *walked)
 {
 	struct pass ps = {done, also, how, 0, 0, 0};
 	int r = walk_tree(done, reuse, outside, pass_one, &ps);
@@ -520,8 +472,8 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also,
 		struct pid_window reuse = {mem->last_pid, now};
 		bool known = mem->last_pid > 0 && now >= mem->last_pid;
 		bool walked;
-		if (!known && mem->outside.bits != NULL) /* found anew */
-			memset(mem->outside.bits, 0, mem->outside.size);
+		if (!known) /* found anew */
+			runx_pidbits_clear(&mem->outside);
 		int r = sweep_once(done, also, how, known ? &reuse : NULL,
 				   &mem->outside, &fresh, &walked);
 		/* a walk that failed may have left pids of its window unread */
@@ -551,7 +503,7 @@ static struct sweep_memory *reached_memory(struct runx_scope *s)
 		s->priv = calloc(1, sizeof(struct sweep_memory));
 	if (s->priv != NULL)
 		return s->priv;
-	free(none.outside.bits);
+	runx_pidbits_free(&none.outside);
 	none = (struct sweep_memory){0, {NULL, 0}};
 	return &none;
 }
@@ -568,7 +520,7 @@ static int sweep_anew(struct runx_pidset *also, const struct send *how)
 	int r = sweep(&now, also, how, &mem);
 
 	runx_pidset_free(&now);
-	free(mem.outside.bits);
+	runx_pidbits_free(&mem.outside);
 	return r;
 }
 
@@ -688,7 +640,7 @@ static int tree_release(struct runx_scope *s)
 
 	runx_pidset_free(&s->reached);
 	if (mem != NULL)
-		free(mem->outside.bits);
+		runx_pidbits_free(&mem->outside);
 	free(mem);
 	s->priv = NULL;
 	return 0;

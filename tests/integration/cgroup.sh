@@ -21,8 +21,9 @@ ps_tests=2
 # 16 a fresh cgroup, 6 options, 1 -v, posix_spawn, 44 adversarial trees
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
 # once, 10 exec failures, 8 unprivileged, 10 the command's group at
-# once, 3 runx moved between attempts, 9 runx in a killed cgroup
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9))
+# once, 3 runx moved between attempts, 9 runx in a killed cgroup, 4 a
+# pid reused after newcomer passes
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9 + 4))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -394,5 +395,16 @@ else
 	assert_true "from a killed cgroup, --launch=clone3: the command ran" test -e "$k_out.started"
 fi
 assert_no_cgroup "from a killed cgroup, --launch=clone3: no cgroup left" "$K_PID"
+
+# --- a pid reused ahead of the pid counter, after newcomer passes -------------------
+# A newcomer pass passes over, unread, a pid that the pass before found
+# held by a process a signal reached (no fork copy), unless the pid was
+# allocated since (runx(1), STOPPING).  pidpick.py's linger job: A (pid
+# 20001) takes the first signal and exits 0.6 s later, after a few
+# passes; then B is forked with A's pid, the pid counter moving forward
+# from 1000 to it.  B is a newcomer: a pass that took the pid for A
+# would leave B to the SIGKILL 20 s later.
+reuse_ahead_case "a pid reused ahead of the pid counter after newcomer passes" linger 3 \
+	"${CG_LAUNCH_ARGS[@]}" -C
 
 done_testing

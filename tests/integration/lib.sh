@@ -840,6 +840,59 @@ wait_pid_exit() {
 	WAIT_STATUS=$st
 }
 
+# require_room_for N: skips the whole script (skip_all) unless this machine
+# lets it start N more processes: kernel.pid_max and kernel.threads-max
+# with 1000 to spare over what runs now, and ulimit -u (not root).
+require_room_for() {
+	local n=$1 procs pid_max threads_max nproc_limit
+	procs=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
+	pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+	threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
+	if [ "$pid_max" -lt $((procs + n + 1000)) ]; then
+		skip_all "kernel.pid_max $pid_max leaves no room for $n more processes ($procs now)"
+	fi
+	if [ "$threads_max" -lt $((procs + n + 1000)) ]; then
+		skip_all "kernel.threads-max $threads_max leaves no room for $n more processes"
+	fi
+	nproc_limit=$(ulimit -u)
+	if [ "$(id -u)" != 0 ] && [ "$nproc_limit" != unlimited ] &&
+		[ "$nproc_limit" -lt $(($(ps -U "$(id -u)" -o pid= | wc -l) + n + 100)) ]; then
+		skip_all "ulimit -u $nproc_limit leaves no room for $n more processes"
+	fi
+	return 0
+}
+
+# reuse_ahead_case NAME JOB T RUNX_ARGS...: pidpick.py's JOB (ahead or
+# linger: A, pid 20001, ends after the first signal, then B is forked
+# with its pid, the pid counter moving forward from 1000) under runx
+# RUNX_ARGS -t @T -k 20, in a PID namespace of its own, through on_time
+# (a first deadline of T s); 4 tests: "NAME: setup: B has A's pid", B
+# got the first signal (124 within 7.5 s of the deadline, not after the
+# 20 s grace), both TERM handlers ran (or B's TERM came before its
+# trap), nothing left.  4 skips where such a namespace cannot be had.
+reuse_ahead_case() {
+	local name=$1 job=$2 t=$3 m d a b
+	shift 3
+	if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+		skips 4 "$name" "needs root (unshare --pid --mount-proc)"
+		return 0
+	fi
+	new_marker m
+	d=$TMPD/$job
+	mkdir "$d"
+	on_time "$t" "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
+		sh -c '"$@"; exit $?' sh "$RUNX" "$@" -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" "$job" "$d" "$m"
+	read -r a b <"$d/pids" || true
+	assert_eq "$name: setup: B has A's pid" "20001 20001" "${a:-none} ${b:-none}"
+	assert_eq "$name: B got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \
+		"124 yes" "$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e <= t + 7.5) ? "yes" : "no" }')" \
+		"$OT_ELAPSED s, deadline $OT_T s"
+	assert_match "$name: both TERM handlers ran, or B's TERM came before its trap" "^A (B|TERM)\$" \
+		"$(tr '\n' ' ' <"$d/f" 2>/dev/null | sed 's/ $//')"
+	poll 500 0.02 marked_none "$m"
+	assert_dead "$name: nothing left" "$m"
+}
+
 # --- scratch directory and cleanup ----------------------------------------
 
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/runx-test.XXXXXX")

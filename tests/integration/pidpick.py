@@ -5,7 +5,8 @@ search from (pid_namespaces(7)).
 
 usage: python3 pidpick.py JOB DIR MARKER
   JOB     reuse (faults.sh: a pid reused during the stop), ahead
-          (tree.sh: the same, the pid counter moving forward), lowpid
+          (tree.sh: the same, the pid counter moving forward), linger
+          (cgroup.sh: ahead, A outliving a few newcomer passes), lowpid
           (tree.sh: a child listed before its parent) or wrap
           (faults.sh: newcomers, a child with a smaller pid)
   DIR     the test's directory: DIR/f collects what the TERM traps write,
@@ -87,6 +88,40 @@ def ahead(d, m):
     fork_b_at(d, m, a)
 
 
+# A of linger: an exec'd python (no fork copy) whose TERM handler writes
+# "A" to DIR/f and exits 0.6 s later; DIR/ready once the handler is set.
+LINGER_A = """import os, signal, sys, time
+d = sys.argv[1]
+def term(*a):
+    with open(os.path.join(d, "f"), "a") as f:
+        f.write("A\\n")
+    time.sleep(0.6)
+    os._exit(0)
+signal.signal(signal.SIGTERM, term)
+open(os.path.join(d, "ready"), "w").close()
+while True:
+    time.sleep(3600)
+"""
+
+
+def linger(d, m):
+    """ahead, for the cgroup scope's newcomer passes, which pass over a
+    pid unread where the pass before found it held by a process a signal
+    reached (no fork copy), unless it was allocated since: A (pid 20001,
+    LINGER_A) outlives a few passes (100 ms apart) after the first
+    signal, then B is forked with A's pid, the counter moving forward
+    from 1000.  A pass that took the pid for A would leave B to the
+    SIGKILL.  D/pids: A's pid and B's."""
+    next_pid_after(20000)
+    a = os.fork()
+    if a == 0:
+        os.execvp(sys.executable, [sys.executable, "-c", LINGER_A, d, m])
+    next_pid_after(1000)
+    os.waitpid(a, 0)  # A ends 0.6 s after the stop's first signal
+    time.sleep(0.3)
+    fork_b_at(d, m, a)
+
+
 def lowpid(d, m):
     """P forks C with a pid that an exited process freed below P's, so
     that /proc lists C before its parent.  C traps TERM and exits; P
@@ -151,7 +186,8 @@ def wrap(d, m):
 
 def main():
     """Runs the job named on the command line."""
-    jobs = {"reuse": reuse, "ahead": ahead, "lowpid": lowpid, "wrap": wrap}
+    jobs = {"reuse": reuse, "ahead": ahead, "linger": linger,
+            "lowpid": lowpid, "wrap": wrap}
     if len(sys.argv) != 4 or sys.argv[1] not in jobs:
         sys.exit(__doc__)
     signal.signal(signal.SIGTERM, lambda *a: None)

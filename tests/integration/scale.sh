@@ -23,20 +23,7 @@ SCOPES=(tree cgroup pidns)
 command -v perl >/dev/null || skip_all "perl is needed (the job forks $N processes)"
 
 # --- what this machine allows ---------------------------------------------------------
-procs_now=$(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)
-pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
-threads_max=$(cat /proc/sys/kernel/threads-max 2>/dev/null || echo 0)
-if [ "$pid_max" -lt $((procs_now + N + 1000)) ]; then
-	skip_all "kernel.pid_max $pid_max leaves no room for $N more processes ($procs_now now)"
-fi
-if [ "$threads_max" -lt $((procs_now + N + 1000)) ]; then
-	skip_all "kernel.threads-max $threads_max leaves no room for $N more processes"
-fi
-nproc_limit=$(ulimit -u)
-if [ "$(id -u)" != 0 ] && [ "$nproc_limit" != unlimited ] &&
-	[ "$nproc_limit" -lt $(($(ps -U "$(id -u)" -o pid= | wc -l) + N + 100)) ]; then
-	skip_all "ulimit -u $nproc_limit leaves no room for $N more processes"
-fi
+require_room_for "$N"
 
 probe_scopes
 

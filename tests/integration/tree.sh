@@ -178,24 +178,8 @@ fi
 # is forked with A's pid, the pid counter moving forward from 1000 to
 # it.  B is a newcomer: a pass that took A's pid for A would leave B
 # to the SIGKILL 20 s later.
-if unshare --pid --fork --mount-proc true 2>/dev/null; then
-	new_marker m
-	d=$TMPD/ahead
-	mkdir "$d"
-	on_time 0.5 "$d/ready" "$d/f" "$d/pids" "$m" -- unshare --pid --fork --kill-child --mount-proc \
-		sh -c '"$@"; exit $?' sh "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -t @T -k 20 -- "$PY" "$(dirname "$TESTLIB")/pidpick.py" ahead "$d" "$m"
-	read -r a b <"$d/pids" || true
-	assert_eq "tree, a pid reused ahead of the pid counter: setup: B has A's pid" "20001 20001" "${a:-none} ${b:-none}"
-	assert_eq "tree, a pid reused ahead of the pid counter: B got the first signal, no 20 s grace (124 within 7.5 s of the deadline)" \
-		"124 yes" "$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e <= t + 7.5) ? "yes" : "no" }')" \
-		"$OT_ELAPSED s, deadline $OT_T s"
-	assert_match "tree, a pid reused ahead of the pid counter: both TERM traps ran, or B's TERM came before its trap" "^A (B|TERM)\$" \
-		"$(tr '\n' ' ' <"$d/f" 2>/dev/null | sed 's/ $//')"
-	poll 500 0.02 marked_none "$m"
-	assert_dead "tree, a pid reused ahead of the pid counter: nothing left" "$m"
-else
-	skips 4 "tree, a pid reused ahead of the pid counter" "needs root (unshare --pid --mount-proc)"
-fi
+reuse_ahead_case "tree, a pid reused ahead of the pid counter" ahead 0.5 \
+	"${LAUNCH_ARGS[@]}" --kill-scope=tree
 
 # --- a descendant whose pid hops, counted ------------------------------------------
 # The command leaves one descendant that forks and exits in a loop (its

@@ -427,6 +427,63 @@ START_TEST(a_pidset_finds_each_incarnation)
 }
 END_TEST
 
+/* runx_pidbits_forget_range(lo, hi) against an array of flags: every
+ * range around the byte edges, on a set with every pid up to 100. */
+START_TEST(pidbits_forget_exactly_the_range)
+{
+	for (long lo = -1; lo <= 40; lo++) {
+		for (long hi = lo - 1; hi <= 60; hi++) {
+			struct runx_pidbits b = {NULL, 0};
+			bool want[200] = {false};
+			for (pid_t p = 1; p <= 100; p++) {
+				ck_assert_int_eq(runx_pidbits_add(&b, p), 0);
+				want[p] = true;
+			}
+			runx_pidbits_forget_range(&b, lo, hi);
+			for (long p = lo + 1; p <= hi; p++)
+				if (p > 0)
+					want[p] = false;
+			for (pid_t p = 0; p < 200; p++)
+				ck_assert_msg(
+				    runx_pidbits_has(&b, p) == want[p],
+				    "pid %d after forgetting (%ld, %ld]",
+				    (int)p, lo, hi);
+			runx_pidbits_free(&b);
+		}
+	}
+}
+END_TEST
+
+/* A pid far beyond the bitmap: added (it grows), a range past its end
+ * (nothing to clear), cleared, freed. */
+START_TEST(pidbits_grow_clear_and_free)
+{
+	struct runx_pidbits b = {NULL, 0};
+
+	ck_assert(!runx_pidbits_has(&b, 1));
+	runx_pidbits_forget_range(&b, 0, 4194304); /* empty: no memory */
+	runx_pidbits_clear(&b);
+	ck_assert_int_eq(runx_pidbits_add(&b, 4194304), 0);
+	ck_assert(runx_pidbits_has(&b, 4194304));
+	ck_assert(!runx_pidbits_has(&b, 4194303));
+	ck_assert(!runx_pidbits_has(&b, 0));
+	ck_assert(!runx_pidbits_has(&b, -1));
+	ck_assert_int_eq(runx_pidbits_add(&b, 7), 0);
+	runx_pidbits_forget_range(&b, 4194303, 99999999);
+	ck_assert(!runx_pidbits_has(&b, 4194304));
+	ck_assert(runx_pidbits_has(&b, 7));
+	runx_pidbits_forget(&b, 7);
+	ck_assert(!runx_pidbits_has(&b, 7));
+	runx_pidbits_forget(NULL, 7);
+	ck_assert_int_eq(runx_pidbits_add(&b, 9), 0);
+	runx_pidbits_clear(&b);
+	ck_assert(!runx_pidbits_has(&b, 9));
+	runx_pidbits_free(&b);
+	ck_assert_ptr_null(b.bits);
+	ck_assert_uint_eq(b.size, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proc");
@@ -444,6 +501,8 @@ int main(void)
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
 	tcase_add_test(tc, the_pids_allocated_since_are_read);
 	tcase_add_test(tc, a_pidset_finds_each_incarnation);
+	tcase_add_test(tc, pidbits_forget_exactly_the_range);
+	tcase_add_test(tc, pidbits_grow_clear_and_free);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
