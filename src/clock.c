@@ -6,21 +6,24 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-int64_t runx_now_ns(void)
+/* Clock id now, in nanoseconds; -1 if it cannot be read. */
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(id, &ts) < 0)
+		return -1;
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t runx_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC); /* never fails (clock_gettime(2)) */
 }
 
 int64_t runx_cpu_ns(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /* True for a leap year of the Gregorian calendar. */
