@@ -38,9 +38,13 @@ at_exit "rm -rf '$WORK'"
 
 # The job: perl as "sleep MARKER", ignoring SIGTERM, forking N - 1 copies
 # of itself; on SIGUSR1 the first forks one more (the newcomer), which
-# takes SIGTERM's default action, reads as "sleep $NEWMARK" (from the
-# environment: a marker in runx's own command line would match runx) and
-# then writes its pid (in the job's pid namespace) to NEW.
+# takes SIGTERM's default action and reads as "sleep $NEWMARK" (from the
+# environment: a marker in runx's own command line would match runx).
+# The newcomer is born with both (the parent sets them, SIGTERM blocked,
+# around the fork), and the parent, not the newcomer, then writes the
+# newcomer's pid (in the job's pid namespace) to NEW: a newcomer that had
+# to say so itself could be ended by runx's pass before it did (seen on a
+# loaded machine: "the job forked no newcomer in 30 s").
 JOB='use POSIX ();
 my ($n, $mark, $ready, $new) = @ARGV;
 my $newmark = $ENV{NEWMARK};
@@ -62,16 +66,23 @@ while (1) {
 	POSIX::pause();
 	next unless $usr1;
 	$usr1 = 0;
-	my $pid = fork();
-	die "fork: $!\n" unless defined $pid;
-	next if $pid;
+	my $term = POSIX::SigSet->new(POSIX::SIGTERM());
+	POSIX::sigprocmask(POSIX::SIG_BLOCK(), $term);
 	$SIG{TERM} = "DEFAULT";
 	$0 = "sleep $newmark";
-	open(my $w, ">", "$new.tmp") or POSIX::_exit(1);
-	syswrite($w, "$$\n");
+	my $pid = fork();
+	die "fork: $!\n" unless defined $pid;
+	if (!$pid) {
+		POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), $term);
+		POSIX::pause() while 1;
+	}
+	$0 = "sleep $mark";
+	$SIG{TERM} = "IGNORE"; # discards a SIGTERM pending meanwhile
+	POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), $term);
+	open(my $w, ">", "$new.tmp") or die "$new.tmp: $!\n";
+	syswrite($w, "$pid\n");
 	close($w);
-	rename("$new.tmp", $new);
-	POSIX::pause() while 1;
+	rename("$new.tmp", $new) or die "$new: $!\n";
 }'
 
 # all_ready READY: every copy is there, SIGTERM ignored.
