@@ -305,7 +305,8 @@ int runx_attempt_supervise(struct runx_attempt *a,
 			 RUNX_KILL_WAIT_S,
 			 res->unkillable_d == res->unkillable
 			     ? " (uninterruptible sleep)"
-			     : "");
+			 : res->unreached ? " (not reached by it)"
+					  : "");
 	return res->exit_status;
 }
 

@@ -12,7 +12,7 @@ int runx_exit_status(const struct runx_stop_policy *stop,
 	bool timed_out = res->reason == RUNX_END_TIMEOUT ||
 			 res->reason == RUNX_END_IDLE_TIMEOUT;
 
-	if (res->unverified)
+	if (res->unverified || res->unreached)
 		return 125;
 	if (res->total_timeout) /* the run's deadline: -p does not apply */
 		return 124;

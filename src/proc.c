@@ -249,17 +249,40 @@ long runx_proc_pid_max(void)
 	return end == buf || max <= 1 ? -EINVAL : max;
 }
 
-pid_t runx_proc_first_child(pid_t pid)
+int runx_proc_children(pid_t pid, pid_t *pids, int max)
 {
-	char path[80], buf[64];
+	char path[80], buf[4096];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
 		 (int)pid);
 	ssize_t n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
+		return (int)n;
+	/* a list longer than buf: its last pid may be cut, so it is left
+	 * out with the rest */
+	if ((size_t)n == sizeof(buf) - 1) {
+		char *space = strrchr(buf, ' ');
+		*(space != NULL ? space : buf) = '\0';
+	}
+	int k = 0;
+	for (char *p = buf, *end; k < max; p = end) {
+		long child = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (child > 0 && child <= INT_MAX)
+			pids[k++] = (pid_t)child;
+	}
+	return k;
+}
+
+pid_t runx_proc_first_child(pid_t pid)
+{
+	pid_t child;
+	int n = runx_proc_children(pid, &child, 1);
+
+	if (n < 0)
 		return (pid_t)n;
-	long child = strtol(buf, NULL, 10);
-	return child > 0 ? (pid_t)child : -ENOENT;
+	return n > 0 ? child : -ENOENT;
 }
 
 bool runx_proc_has_live_threads(pid_t pid)

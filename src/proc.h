@@ -201,6 +201,16 @@ bool runx_proc_is_own_namespace(void);
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size);
 
 /*
+ * The children of process pid (its main thread's), from
+ * /proc/PID/task/PID/children (proc(5), CONFIG_PROC_CHILDREN; the kernel
+ * lists the children of that thread at the time of the read,
+ * fs/proc/array.c), in runx's pid namespace: at most max pids into pids
+ * (those past 4 KiB of the list are left out).  Returns how many, or
+ * -errno (-ENOENT: no such process, or a kernel without the file).
+ */
+int runx_proc_children(pid_t pid, pid_t *pids, int max);
+
+/*
  * The first child of process pid (its main thread's), from
  * /proc/PID/task/PID/children (proc(5), CONFIG_PROC_CHILDREN), in runx's
  * pid namespace: the pid, or -errno (-ENOENT also with no child listed).

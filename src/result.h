@@ -77,6 +77,8 @@ struct runx_result {
 	int killed;	       /* alive when SIGKILL was sent */
 	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
 	int unkillable_d;      /* of them, in uninterruptible sleep (D) */
+	bool unreached;	       /* one of them was not in D: the SIGKILL did
+				* not reach it (exit status 125) */
 	bool unverified;       /* the scope could not be seen at the end */
 	bool total_timeout;    /* the run's deadline (--total-timeout) ended
 				* it: reason is RUNX_END_TIMEOUT */

@@ -29,6 +29,9 @@
 /* Passes of "list, signal the new ones" before a signal gives up. */
 #define MAX_SWEEPS 64
 
+/* The most children of runx one pass of kill_children() reads. */
+#define KILL_CHILDREN_MAX 256
+
 /* Time after which a sweep of a signal other than SIGKILL stops (ns). */
 #define SWEEP_BUDGET_NS 20000000LL
 
@@ -619,10 +622,51 @@ static int tree_newcomers(struct runx_scope *s, int sig)
 	return sweep(&s->reached, NULL, &how, reached_memory(s));
 }
 
-/* SIGKILL to every descendant, the direct child first (no fd needed). */
+/*
+ * SIGKILL to runx's own children, from its list of them
+ * (runx_proc_children()), pass after pass while one turns up alive or
+ * one listed is gone by the time it is read (at most MAX_SWEEPS passes).
+ * A job whose pid hops (fork, the parent exits, again and again) has its
+ * live process re-parented to runx, the subreaper, at each hop: a walk of
+ * all of /proc, with thousands of other processes on a loaded machine,
+ * took longer than a hop every time, and for 10 s never reached the live
+ * one (hostile.sh; runx then gave up).  A read of the list and a signal
+ * take microseconds: the hop is caught between two forks, and a child it
+ * forked just before is re-parented to runx before it shows as dead
+ * (kernel/exit.c: exit_notify() re-parents first), so the next pass
+ * finds it.  Each pid is read and signalled as a walk's would be
+ * (runx_signal_listed(): a pidfd, the start time checked), and only while
+ * its parent is runx: under autoreap a child's pid may be reused at once.
+ */
+static void kill_children(void)
+{
+	pid_t self = getpid(), kids[KILL_CHILDREN_MAX];
+
+	for (int pass = 0; pass < MAX_SWEEPS; pass++) {
+		int n = runx_proc_children(self, kids, KILL_CHILDREN_MAX);
+		int again = 0;
+		for (int i = 0; i < n; i++) {
+			struct runx_proc_stat st;
+			if (runx_proc_stat(kids[i], &st) < 0) {
+				again++; /* gone since the list: a hop */
+				continue;
+			}
+			if (st.ppid != self || runx_proc_is_dead(&st))
+				continue;
+			again++;
+			(void)runx_signal_listed(&st, SIGKILL, false);
+		}
+		if (again == 0)
+			return;
+	}
+}
+
+/* SIGKILL to every descendant: the direct child first (no fd needed),
+ * then runx's children (kill_children()), then a sweep of the tree. */
 static int tree_kill(struct runx_scope *s)
 {
 	runx_scope_signal_child(s, SIGKILL);
+	kill_children();
 	return tree_signal(s, SIGKILL, false);
 }
 

@@ -306,9 +306,13 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 
 /*
  * RUNX_KILL_WAIT_NS after SIGKILL the scope is still not empty: what is
- * left can only be in uninterruptible sleep with SIGKILL pending, or the
- * census cannot see it.  Says so and ends the supervision; an unreaped
- * command counts as killed by SIGKILL, which is how it will end.
+ * left should only be in uninterruptible sleep with SIGKILL pending, or
+ * the census cannot see it.  Says so and ends the supervision; an
+ * unreaped command counts as killed by SIGKILL, which is how it will end.
+ * One left that is neither in D nor exiting was not reached by the
+ * SIGKILL (a seccomp filter refused it; a job whose pid hopped faster
+ * than a walk of /proc, before kill_children() in scope_tree.c): the
+ * exit status is then 125, never the command's own (res->unreached).
  */
 void sup_give_up(struct supervisor *s)
 {
@@ -320,7 +324,9 @@ void sup_give_up(struct supervisor *s)
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;
-	s->res->unkillable_d = sup_count_uninterruptible(s);
+	int unreached;
+	s->res->unkillable_d = sup_count_uninterruptible(s, &unreached);
+	s->res->unreached = unreached > 0;
 	s->res->unverified = s->live_unknown;
 	if (s->live_unknown)
 		runx_error("cannot verify that %s is empty %d s after SIGKILL; "
@@ -334,6 +340,7 @@ void sup_give_up(struct supervisor *s)
 		    alive, alive == 1 ? "" : "es",
 		    sup_scope_text(s, where, sizeof(where)), RUNX_KILL_WAIT_S,
 		    s->res->unkillable_d == alive ? " (uninterruptible sleep)"
+		    : s->res->unreached		  ? " (not reached by it)"
 						  : "",
 		    alive == 1 ? "it" : "them");
 	if (!s->exited) {

@@ -131,9 +131,11 @@ void sup_name_alive(struct supervisor *s, struct runx_named *named,
 
 /*
  * watch.c: how many of the processes left in the scope (the first
- * RUNX_MAX_NAMED listed) are in uninterruptible sleep (state D, proc(5)).
+ * RUNX_MAX_NAMED listed) are in uninterruptible sleep (state D, proc(5));
+ * *unreached: how many of them are neither in D nor exiting
+ * (runx_proc_is_exiting()): a SIGKILL did not reach them.
  */
-int sup_count_uninterruptible(struct supervisor *s);
+int sup_count_uninterruptible(struct supervisor *s, int *unreached);
 
 /* watch.c: a signal's name, the scope's description, for messages. */
 const char *sup_signame(int sig, char *buf, size_t size);

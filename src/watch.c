@@ -228,20 +228,32 @@ const char *sup_scope_text(struct supervisor *s, char *buf, size_t size)
 	return runx_scope_describe(s->scope, buf, size);
 }
 
-int sup_count_uninterruptible(struct supervisor *s)
+/* Counts st in *d if in D, else in *unreached unless exiting. */
+static void count_left(const struct runx_proc_stat *st, int *d, int *unreached)
+{
+	if (st->state == 'D')
+		++*d;
+	else if (!runx_proc_is_exiting(st))
+		++*unreached;
+}
+
+int sup_count_uninterruptible(struct supervisor *s, int *unreached)
 {
 	pid_t pids[RUNX_MAX_NAMED];
 	struct runx_census c = {.pids = pids, .maxpids = RUNX_MAX_NAMED};
 	struct runx_proc_stat st;
 	int n = 0;
 
+	*unreached = 0;
 	sup_close_watches(s);
 	runx_scope_census(s->scope, &c);
 	for (int i = 0; i < c.npids; i++)
-		if (runx_proc_stat(pids[i], &st) == 0 && st.state == 'D')
-			n++;
+		if (runx_proc_stat(pids[i], &st) == 0 &&
+		    !runx_proc_is_dead(&st))
+			count_left(&st, &n, unreached);
 	if (!s->exited && c.npids == 0 &&
-	    runx_proc_stat(s->res->pid, &st) == 0 && st.state == 'D')
-		n++; /* the command alone, outside the scope */
+	    runx_proc_stat(s->res->pid, &st) == 0 && !runx_proc_is_dead(&st))
+		count_left(&st, &n, unreached); /* the command alone, outside
+						 * the scope */
 	return n;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""deny-pidfd-open.py [--except-self] ERRNO COMMAND...: runs COMMAND with
-pidfd_open(2) failing with ERRNO (a name: EPERM, EMFILE, ...), a real
-fault from the kernel: a seccomp filter (seccomp(2), SECCOMP_RET_ERRNO),
-installed here and kept across execve(2) and by every child.  With
---except-self, pidfd_open of this process's own pid (COMMAND keeps it)
-still works.  Exits 77 where the filter cannot be installed, saying why on
-stderr."""
+"""deny-pidfd-open.py [--except-self | --sigkill] ERRNO COMMAND...: runs
+COMMAND with pidfd_open(2) failing with ERRNO (a name: EPERM, EMFILE, ...),
+a real fault from the kernel: a seccomp filter (seccomp(2),
+SECCOMP_RET_ERRNO), installed here and kept across execve(2) and by every
+child.  With --except-self, pidfd_open of this process's own pid (COMMAND
+keeps it) still works.  With --sigkill, pidfd_open works, and instead
+every way to send SIGKILL fails with ERRNO: kill(2), tkill(2), tgkill(2)
+and pidfd_send_signal(2) with signal 9 (other signals go).  Exits 77 where
+the filter cannot be installed, saying why on stderr."""
 import ctypes
 import errno
 import os
@@ -18,6 +20,10 @@ SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
 LD_W_ABS, JEQ_K, RET_K = 0x20, 0x15, 0x06
 ARCHES = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 NR_PIDFD_OPEN = 434  # the same on every architecture (Linux 5.3)
+NR_PIDFD_SEND_SIGNAL = 424  # the same on every architecture (Linux 5.1)
+# kill, tkill, tgkill (asm/unistd.h)
+NR_KILLS = {"x86_64": (62, 200, 234), "aarch64": (129, 130, 131)}
+SIGKILL = 9
 
 
 def insn(code, jt, jf, k):
@@ -41,11 +47,40 @@ def program(arch, err, self_pid):
     return prog
 
 
+def sigkill_program(arch, err, kills):
+    """SIGKILL refused: the signal is args[1] (low word at 24), but for
+    tgkill, args[2] (at 32)."""
+    kill, tkill, tgkill = kills
+    deny = insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | err)
+    allow = insn(RET_K, 0, 0, SECCOMP_RET_ALLOW)
+    return [
+        insn(LD_W_ABS, 0, 0, 4),
+        insn(JEQ_K, 1, 0, arch),
+        allow,
+        insn(LD_W_ABS, 0, 0, 0),
+        insn(JEQ_K, 4, 0, NR_PIDFD_SEND_SIGNAL),  # to the args[1] check
+        insn(JEQ_K, 3, 0, kill),
+        insn(JEQ_K, 2, 0, tkill),
+        insn(JEQ_K, 3, 0, tgkill),  # to the args[2] check
+        allow,
+        insn(LD_W_ABS, 0, 0, 24),
+        insn(JEQ_K, 3, 2, SIGKILL),  # deny : allow
+        insn(LD_W_ABS, 0, 0, 32),
+        insn(JEQ_K, 1, 0, SIGKILL),
+        allow,
+        deny,
+    ]
+
+
 def main():
     args = sys.argv[1:]
     self_pid = 0
+    sigkill = False
     if args and args[0] == "--except-self":
         self_pid = os.getpid()
+        args = args[1:]
+    elif args and args[0] == "--sigkill":
+        sigkill = True
         args = args[1:]
     if len(args) < 2 or not hasattr(errno, args[0]):
         sys.exit(__doc__)
@@ -53,7 +88,12 @@ def main():
     if arch is None:
         print("no seccomp filter for " + platform.machine(), file=sys.stderr)
         sys.exit(77)
-    code = b"".join(program(arch, getattr(errno, args[0]), self_pid))
+    err = getattr(errno, args[0])
+    if sigkill:
+        code = b"".join(sigkill_program(arch, err,
+                                        NR_KILLS[platform.machine()]))
+    else:
+        code = b"".join(program(arch, err, self_pid))
     buf = ctypes.create_string_buffer(code, len(code))
 
     class SockFprog(ctypes.Structure):

@@ -362,6 +362,44 @@ START_TEST(the_last_pid_moves_with_a_fork)
 }
 END_TEST
 
+/* Three children, alive until the pipe closes: runx_proc_children() lists
+ * each once (in any order), then at most max of them, and none for a
+ * pid that is gone. */
+START_TEST(the_children_are_listed)
+{
+	pid_t kids[3], got[8];
+	int go[2];
+
+	ck_assert_int_eq(pipe(go), 0);
+	for (int i = 0; i < 3; i++) {
+		kids[i] = fork();
+		ck_assert_int_ge(kids[i], 0);
+		if (kids[i] == 0) {
+			char c;
+			close(go[1]);
+			(void)!read(go[0], &c, 1);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	int n = runx_proc_children(getpid(), got, 8);
+	int one = runx_proc_children(getpid(), got + 4, 1);
+	close(go[1]);
+	for (int i = 0; i < 3; i++)
+		waitpid(kids[i], NULL, 0);
+	ck_assert_int_eq(n, 3);
+	for (int i = 0; i < 3; i++) {
+		int found = 0;
+		for (int j = 0; j < n; j++)
+			found += got[j] == kids[i];
+		ck_assert_int_eq(found, 1);
+	}
+	ck_assert_int_eq(one, 1);
+	ck_assert(got[4] == kids[0] || got[4] == kids[1] || got[4] == kids[2]);
+	ck_assert_int_eq(runx_proc_children(kids[0], got, 8), -ENOENT);
+}
+END_TEST
+
 START_TEST(the_pids_allocated_since_are_read)
 {
 	pid_t seen[3] = {0, 0, 0};
@@ -499,6 +537,7 @@ int main(void)
 	tcase_add_test(tc, pidfd_info_names_the_parent);
 	tcase_add_test(tc, a_walk_passes_over_known_pids);
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
+	tcase_add_test(tc, the_children_are_listed);
 	tcase_add_test(tc, the_pids_allocated_since_are_read);
 	tcase_add_test(tc, a_pidset_finds_each_incarnation);
 	tcase_add_test(tc, pidbits_forget_exactly_the_range);
