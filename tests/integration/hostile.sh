@@ -385,6 +385,11 @@ assert_gone() {
 # and runx must return within 60 s of its start (a bound for a machine
 # many times slower than usual, not a measurement).  Not ignoring TERM: a
 # 300 s grace, which the first signal must make needless (60 s again).
+# A run whose job was not set up before its deadline tells nothing of
+# runx (seen with two test suites at once, load average 70 on 2 cores:
+# python's main thread exited 5.4 s after the start): it is ended and
+# runs again with a deadline of 15 s, then 40 s (the bound on runx's
+# return grows as much), and a diagnostic says so.
 for c in "${ZL_CASES[@]}"; do
 	read -r sc place ign <<<"$c"
 	what="$sc scope, the command's"
@@ -398,33 +403,45 @@ for c in "${ZL_CASES[@]}"; do
 		skips "$n" "$name)" "$why"
 		continue
 	fi
-	new_marker m
-	go=$TMPD/go.$m
-	zl=("$PY" "$TMPD/zl.py" "$m" "$go" "$ign")
-	if [ "$place" = grand ]; then
-		zl=(sh -c '"$0" "$@" & sleep "$2"; :' "${zl[@]}")
-	fi
 	grace=1
 	[ "$ign" = 0 ] && grace=300
-	t0=$(now_ms)
-	bg_scope "$sc" -t 5 -k "$grace" -- "${zl[@]}"
-	pid=$(pid_of "$m" "$PY") || pid=
-	start=
-	[ -n "$pid" ] && start=$(H start "$pid")
-	[ -n "$start" ] && OWN_PIDS+=("$pid $start")
-	touch "$go"
-	if [ -n "$start" ] && poll 100 0.02 H looksdead "$pid" && [ $(($(now_ms) - t0)) -lt 5000 ]; then
+	for t in 5 15 40; do
+		new_marker m
+		go=$TMPD/go.$m
+		zl=("$PY" "$TMPD/zl.py" "$m" "$go" "$ign")
+		if [ "$place" = grand ]; then
+			zl=(sh -c '"$0" "$@" & sleep "$2"; :' "${zl[@]}")
+		fi
+		t0=$(now_ms)
+		bg_scope "$sc" -t "$t" -k "$grace" -- "${zl[@]}"
+		pid=$(pid_of "$m" "$PY") || pid=
+		start=
+		[ -n "$pid" ] && start=$(H start "$pid")
+		[ -n "$start" ] && OWN_PIDS+=("$pid $start")
+		touch "$go"
+		set_up=no
+		[ -n "$start" ] && poll 100 0.02 H looksdead "$pid" &&
+			[ $(($(now_ms) - t0)) -lt $((t * 1000)) ] && set_up=yes
+		[ "$set_up" = yes ] || [ "$t" = 40 ] && break
+		diag "$name): the job was not set up $((($(now_ms) - t0) / 1000)) s after the start, before the ${t} s deadline (a loaded machine): again"
+		wait_runx "$RUNX_PID" $((t + 90))
+		end_runx "$RUNX_PID"
+		# shellcheck disable=SC2086 # "PID START"
+		[ -n "$start" ] && H kill "$pid" "$start"
+		kill_marked "$m"
+	done
+	if [ "$set_up" = yes ]; then
 		ok "$name): setup: Z with a live thread before the deadline"
 	else
 		not_ok "$name): setup: Z with a live thread before the deadline" \
 			"pid '${pid:-none}', $(($(now_ms) - t0)) ms after the start: $(cat "/proc/$pid/stat" 2>/dev/null)"
 	fi
-	wait_runx "$RUNX_PID" 90
-	el=$(($(now_ms) - t0))
-	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt 60000 ]; then
-		ok "$name): 124 within 60 s (${el} ms)"
+	wait_runx "$RUNX_PID" $((t + 85))
+	el=$(($(now_ms) - t0)) bound=$((t + 55))
+	if [ "$RUNX_STATUS" = 124 ] && [ "$el" -lt $((bound * 1000)) ]; then
+		ok "$name): 124 within $bound s (${el} ms)"
 	else
-		not_ok "$name): 124 within 60 s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
+		not_ok "$name): 124 within $bound s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
 	fi
 	if [ "$RUNX_STATUS" = hung ]; then
 		not_ok "$name): gone once runx returned, as a pidfd says" "runx never returned"
