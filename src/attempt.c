@@ -302,11 +302,7 @@ int runx_attempt_supervise(struct runx_attempt *a,
 		snprintf(res->error, sizeof(res->error),
 			 "%d process%s still alive %d s after SIGKILL%s",
 			 res->unkillable, res->unkillable == 1 ? "" : "es",
-			 RUNX_KILL_WAIT_S,
-			 res->unkillable_d == res->unkillable
-			     ? " (uninterruptible sleep)"
-			 : res->unreached ? " (not reached by it)"
-					  : "");
+			 RUNX_KILL_WAIT_S, runx_give_up_cause(res));
 	return res->exit_status;
 }
 

@@ -32,3 +32,10 @@ int runx_death_signal(const struct runx_result *res)
 		return 0;
 	return WTERMSIG(res->wait_status);
 }
+
+const char *runx_give_up_cause(const struct runx_result *res)
+{
+	if (res->unkillable > 0 && res->unkillable_d == res->unkillable)
+		return " (uninterruptible sleep)";
+	return res->unreached ? " (not reached by it)" : "";
+}

@@ -22,4 +22,13 @@ int runx_exit_status(const struct runx_stop_policy *stop,
  */
 int runx_death_signal(const struct runx_result *res);
 
+/*
+ * Why the processes left RUNX_KILL_WAIT_S after SIGKILL (res->unkillable
+ * of them) outlived it, as the end of runx's give-up message and of the
+ * report's error: " (uninterruptible sleep)" when all are in D state,
+ * " (not reached by it)" when one was neither in D nor exiting (the exit
+ * status is then 125), else "".  A static string; no errors.
+ */
+const char *runx_give_up_cause(const struct runx_result *res);
+
 #endif

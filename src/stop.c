@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "duration.h"
+#include "exit_status.h"
 #include "log.h"
 #include "proc.h"
 #include "signals.h"
@@ -334,15 +335,12 @@ void sup_give_up(struct supervisor *s)
 			   sup_scope_text(s, where, sizeof(where)),
 			   RUNX_KILL_WAIT_S);
 	else
-		runx_error(
-		    "%d process%s in %s still alive %d s after SIGKILL"
-		    "%s; giving up on %s",
-		    alive, alive == 1 ? "" : "es",
-		    sup_scope_text(s, where, sizeof(where)), RUNX_KILL_WAIT_S,
-		    s->res->unkillable_d == alive ? " (uninterruptible sleep)"
-		    : s->res->unreached		  ? " (not reached by it)"
-						  : "",
-		    alive == 1 ? "it" : "them");
+		runx_error("%d process%s in %s still alive %d s after SIGKILL"
+			   "%s; giving up on %s",
+			   alive, alive == 1 ? "" : "es",
+			   sup_scope_text(s, where, sizeof(where)),
+			   RUNX_KILL_WAIT_S, runx_give_up_cause(s->res),
+			   alive == 1 ? "it" : "them");
 	if (!s->exited) {
 		s->exited = true;
 		s->res->wait_status = SIGKILL; /* as waitpid(2) would say */

@@ -22,6 +22,7 @@
 #include "attempt.h"
 #include "clock.h"
 #include "common.h"
+#include "exit_status.h"
 #include "helper.h"
 #include "options.h"
 #include "plan.h"
@@ -336,6 +337,32 @@ START_TEST(a_stops_signals_after_the_head_are_listed_in_order)
 }
 END_TEST
 
+/* A give-up's cause, and 125 only when the SIGKILL reached not one. */
+START_TEST(a_give_up_names_why_processes_outlived_sigkill)
+{
+	struct runx_stop_policy stop;
+	struct runx_result res;
+
+	memset(&stop, 0, sizeof(stop));
+	memset(&res, 0, sizeof(res));
+	res.reason = RUNX_END_EXITED;
+	res.wait_status = 0; /* the command exited 0 */
+	ck_assert_str_eq(runx_give_up_cause(&res), "");
+	res.unkillable = 2;
+	res.unkillable_d = 2;
+	ck_assert_str_eq(runx_give_up_cause(&res), " (uninterruptible sleep)");
+	ck_assert_int_eq(runx_exit_status(&stop, &res), 0);
+	res.unkillable_d = 1;
+	ck_assert_str_eq(runx_give_up_cause(&res), "");
+	ck_assert_int_eq(runx_exit_status(&stop, &res), 0);
+	res.unreached = true;
+	ck_assert_str_eq(runx_give_up_cause(&res), " (not reached by it)");
+	ck_assert_int_eq(runx_exit_status(&stop, &res), 125);
+	res.unkillable_d = 0;
+	ck_assert_str_eq(runx_give_up_cause(&res), " (not reached by it)");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	HELPER_DISPATCH(argc, argv);
@@ -354,6 +381,7 @@ int main(int argc, char **argv)
 	TCase *log = tcase_create("signal log");
 	tcase_add_test(log, the_signal_log_keeps_a_stops_signals_past_a_burst);
 	tcase_add_test(log, a_stops_signals_after_the_head_are_listed_in_order);
+	tcase_add_test(log, a_give_up_names_why_processes_outlived_sigkill);
 	suite_add_tcase(s, log);
 	leftovers_open();
 	int status = run_suite(s);
