@@ -99,6 +99,14 @@ if [ -n "${RUNX_LAUNCH:-}" ]; then
 	echo "# RUNX_LAUNCH=$RUNX_LAUNCH: every run adds --launch=$RUNX_LAUNCH"
 fi
 
+# backend_rerun: true when this run is run-tap's rerun of the script with
+# another launch backend (NAME_BACKEND.launch sets RUNX_TEST_RERUN=1): a
+# script whose cases do not all depend on how the command is started runs
+# only those that do then; the others ran with the default backend.
+backend_rerun() {
+	[ "${RUNX_TEST_RERUN:-}" = 1 ] && [ -n "${RUNX_LAUNCH:-}" ]
+}
+
 # CG_LAUNCH_ARGS: LAUNCH_ARGS for runs in the cgroup scope: RUNX_LAUNCH,
 # unless that backend cannot start a command inside a cgroup here
 # (posix_spawn before glibc 2.39, whose refusal cgroup.sh tests on its
