@@ -1,6 +1,7 @@
 #!/bin/bash
 # Out of file descriptors, never a lie (runx(1), "The point of no
-# return"): for every backend x scope x {plain, --idle-timeout, --report}
+# return"): for every backend (RUNX_FDS_BACKENDS: some) x scope x
+# {plain, --idle-timeout, --report}
 # and RLIMIT_NOFILE from 3 to 24 (the cgroup scope needs more than 16, so
 # the range goes on until it runs too), runx either refuses before
 # anything starts (125, one line, the command never ran) or runs the
@@ -17,12 +18,26 @@ cgroup_ok=no
 [ "$("$RUNX" -C -- true 2>/dev/null; echo $?)" = 0 ] && cgroup_ok=yes
 diag "cgroup scope usable here: $cgroup_ok"
 
+# The backends of the matrix: RUNX_FDS_BACKENDS (some of them,
+# space-separated), or all.  .ci/run's sanitizer build names the default
+# one and posix_spawn, the one whose launch owns heap memory of its own
+# (the README's command and the static binary's distcheck run all four).
+backends=${RUNX_FDS_BACKENDS:-$ALL_BACKENDS}
+for b in $backends; do
+	case " $ALL_BACKENDS " in
+	*" $b "*) ;;
+	*) bail_out "RUNX_FDS_BACKENDS: '$b' is not one of: $ALL_BACKENDS" ;;
+	esac
+done
+[ -n "${backends// /}" ] || bail_out "RUNX_FDS_BACKENDS names no backend"
+[ "$backends" = "$ALL_BACKENDS" ] || diag "RUNX_FDS_BACKENDS: the matrix covers $backends"
+
 # The cases, in the order of their test lines: "BACKEND SCOPE MODE N".
 # Every backend x scope x mode x N is a test; where the cgroup scope
 # cannot run, its cases are skips.
 : >"$TMPD/cases"
 ncases=0
-for b in $ALL_BACKENDS; do
+for b in $backends; do
 	for sc in child group tree cgroup; do
 		for mode in plain idle report; do
 			for ((n = 3; n <= 24; n++)); do
