@@ -24,10 +24,7 @@ diag "cgroup scope usable here: $cgroup_ok"
 # (the README's command and the static binary's distcheck run all four).
 backends=${RUNX_FDS_BACKENDS:-$ALL_BACKENDS}
 for b in $backends; do
-	case " $ALL_BACKENDS " in
-	*" $b "*) ;;
-	*) bail_out "RUNX_FDS_BACKENDS: '$b' is not one of: $ALL_BACKENDS" ;;
-	esac
+	is_backend "$b" || bail_out "RUNX_FDS_BACKENDS: '$b' is not one of: $ALL_BACKENDS"
 done
 [ -n "${backends// /}" ] || bail_out "RUNX_FDS_BACKENDS names no backend"
 [ "$backends" = "$ALL_BACKENDS" ] || diag "RUNX_FDS_BACKENDS: the matrix covers $backends"

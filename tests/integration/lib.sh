@@ -86,15 +86,25 @@ require_root() {
 [ -x "$RUNX" ] || skip_all "runx binary '$RUNX' not built"
 
 ALL_BACKENDS="posix_spawn fork vfork clone3"
+
+# is_backend NAME: true when NAME is one of runx's launch backends (one
+# word: "fork vfork" is not one).
+is_backend() {
+	case $1 in
+	"" | *[[:space:]]*) return 1 ;;
+	esac
+	case " $ALL_BACKENDS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
 LAUNCH_ARGS=()
 if [ -n "${RUNX_LAUNCH:-}" ]; then
-	case " $ALL_BACKENDS " in
-	*" $RUNX_LAUNCH "*) ;;
-	*)
+	if ! is_backend "$RUNX_LAUNCH"; then
 		echo "Bail out! RUNX_LAUNCH='$RUNX_LAUNCH' is not one of: $ALL_BACKENDS"
 		exit 1
-		;;
-	esac
+	fi
 	LAUNCH_ARGS=("--launch=$RUNX_LAUNCH")
 	echo "# RUNX_LAUNCH=$RUNX_LAUNCH: every run adds --launch=$RUNX_LAUNCH"
 fi
