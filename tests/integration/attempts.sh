@@ -24,12 +24,22 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--success-exit=SIGBOGUS --success-exit=4-2 --retry-on=SIGSTOP
 	--success-exit=cont $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
-# many skips as it has checks): 122 checks in the sections up to the bad
-# values, 4 per bad value, and "the promise": 3 rounds of 2 checks for
-# each of the 4 scopes, and 1 more for tree; then the cgroup of attempt
-# 1 (4), a stop signal while an attempt is being stopped (2 x 3) and
-# Ctrl-C with --foreground (5).
-plan $((143 + 4 * ${#BAD_VALUES[@]} + 4 * 3 * 2 + 1 + 4 + 2 * 3 + 5))
+# many skips as it has checks).  The launch's cases come first and run in
+# every run: how many attempts ran and RUNX_ATTEMPT (11), the redirects
+# across attempts (6: each attempt's stdin, stdout and stderr are set up
+# by its launch), "the promise" (3 rounds of 2 checks for each of the 4
+# scopes, and 1 more for tree: each attempt's scope is made at its
+# launch) and the cgroup of attempt 1 (4).  A rerun with another backend
+# (lib.sh's backend_rerun) ends there.  Then 126 checks in the sections
+# up to the bad values, 4 per bad value, a stop signal while an attempt
+# is being stopped (2 x 3) and Ctrl-C with --foreground (5).
+n_launch=$((11 + 6 + 4 * 3 * 2 + 1 + 4))
+if backend_rerun; then
+	plan "$n_launch"
+	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
+else
+	plan $((n_launch + 126 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
 elapsed_ms() {
@@ -68,6 +78,157 @@ assert_eq "RUNX_ATTEMPT replaces an inherited one, once" "RUNX_ATTEMPT=1" \
 
 assert_eq "the exit status is the last attempt's (13, not 11 or 12)" 13 \
 	"$(st runx --attempts=3 --retry-delay=0 -- sh -c 'exit $((10 + RUNX_ATTEMPT))')"
+
+# --- redirects across attempts ------------------------------------------------------------
+printf 'line one\nline two\n' >"$TMPD/in"
+rm -f "$TMPD/got"
+runx --attempts=3 --retry-delay=0 -i "$TMPD/in" -- sh -c "cat >>$TMPD/got; exit 1"
+assert_eq "-i FILE: each attempt reads it whole" "$(cat "$TMPD/in" "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
+rm -f "$TMPD/got"
+runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1" <"$TMPD/in"
+assert_eq "a regular file as stdin: rewound for each attempt" "$(cat "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
+# at a non-zero offset: rewound to that offset, not to 0 (bash's read
+# leaves the offset just past the line it read from a regular file)
+printf 'skipped\nline two\nline three\n' >"$TMPD/in3"
+rm -f "$TMPD/got"
+(
+	read -r _skipped
+	runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1"
+) <"$TMPD/in3"
+assert_eq "a regular file as stdin at offset 8: each attempt reads from offset 8" \
+	"line two|line three|line two|line three" "$(paste -sd '|' "$TMPD/got")"
+# a pipe is shared as it is: attempt 2 reads on where attempt 1 stopped
+# (sh's read takes a pipe's bytes one at a time)
+got=$(printf 'a\nb\n' | runx --attempts=2 --retry-delay=0 -- sh -c 'read -r l; echo "$RUNX_ATTEMPT:$l"; exit 1')
+assert_eq "a pipe as stdin: shared (attempt 1 reads a, attempt 2 b)" "1:a|2:b" "$(paste -sd '|' <<<"$got")"
+echo stale-content-that-is-longer >"$TMPD/out"
+runx --attempts=3 --retry-delay=0 -o "$TMPD/out" -- sh -c 'echo "attempt $RUNX_ATTEMPT"; exit 1'
+assert_eq "-o: truncated once, the attempts append in order" \
+	"attempt 1 attempt 2 attempt 3" "$(tr '\n' ' ' <"$TMPD/out" | sed 's/ $//')"
+echo stale-content-that-is-longer >"$TMPD/err"
+runx --attempts=3 --retry-delay=0 -e "$TMPD/err" -- sh -c 'echo "attempt $RUNX_ATTEMPT" >&2; exit 1'
+assert_eq "-e: truncated once, the attempts append in order" \
+	"attempt 1|attempt 2|attempt 3" "$(paste -sd '|' "$TMPD/err")"
+
+# --- the promise: nothing of attempt 1 alive when attempt 2 starts -----------------------------------------
+# job.sh LOCK MARKER SETSID: attempt 1 takes an exclusive flock(2) on LOCK,
+# leaves TERM-ignoring "sleep MARKER" holders of it (one setsid'd if
+# SETSID is 1), waits until they ignore TERM, and fails; attempt 2 exits
+# 0 if LOCK is free (flock -n), 9 if it is still held.
+cat >"$TMPD/job.sh" <<'JOB'
+lock=$1 m=$2 setsid=$3 dir=${1%/*}
+if [ "$RUNX_ATTEMPT" != 1 ]; then
+	flock -n "$lock" true && exit 0
+	exit 9
+fi
+exec 9>"$lock"
+flock -x 9
+sh -c "trap '' TERM; : >$dir/ready.1; exec sleep $m" &
+if [ "$setsid" = 1 ]; then
+	setsid sh -c "trap '' TERM; : >$dir/ready.2; exec sleep $m" &
+else
+	: >"$dir/ready.2"
+fi
+while [ ! -e "$dir/ready.1" ] || [ ! -e "$dir/ready.2" ]; do sleep 0.05; done
+exit 1
+JOB
+
+scope_works() {
+	case $1 in
+	cgroup) runx_cg --kill-scope=cgroup -- true 2>/dev/null ;;
+	*) runx --kill-scope="$1" -- true 2>/dev/null ;;
+	esac
+}
+
+for scope in group tree cgroup pidns; do
+	if ! scope_works "$scope"; then
+		# 3 rounds of 2 checks, and tree's check of the child scope
+		n=6
+		[ "$scope" = tree ] && n=7
+		skips "$n" "$scope: attempt 2 finds the lock free" "the $scope scope cannot be set up here"
+		continue
+	fi
+	setsid=1
+	[ "$scope" = group ] && setsid=0
+	R=("$RUNX" "${LAUNCH_ARGS[@]}")
+	[ "$scope" = cgroup ] && R=("$RUNX" "${CG_LAUNCH_ARGS[@]}")
+	for round in 1 2 3; do
+		new_marker m
+		d=$TMPD/lock.$scope.$round
+		mkdir -p "$d"
+		s=$(st guarded 60 "${R[@]}" --kill-scope="$scope" --attempts=2 --retry-delay=0 -k 0.3 -- \
+			sh "$TMPD/job.sh" "$d/lock" "$m" "$setsid")
+		assert_eq "$scope, round $round: attempt 2 finds the lock free (exit 0, not 9)" 0 "$s"
+		assert_dead "$scope, round $round: no holder is alive after the run" "$m"
+	done
+	# without attempts, the same holders really do outlive the command
+	# in the child scope: the lock test can fail
+	if [ "$scope" = tree ]; then
+		new_marker m
+		d=$TMPD/lock.child
+		mkdir -p "$d"
+		runx --kill-scope=child -- sh "$TMPD/job.sh" "$d/lock" "$m" 1
+		assert_false "setup: with the child scope the lock is still held after attempt 1" \
+			flock -n "$d/lock" true
+		kill_marked "$m"
+	fi
+done
+
+# --- the cgroup of attempt 1 is removed before attempt 2 starts ----------------------------------------
+# Attempt 1 notes its cgroup (the 0:: line of /proc/self/cgroup) and that
+# its directory is there under the cgroup2 mount, then fails; attempt 2
+# notes its own and exits 9 if attempt 1's directory is still there.
+cat >"$TMPD/cgjob.sh" <<'JOB'
+mnt=$1 d=$2
+cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
+echo "$cg" >"$d/cg.$RUNX_ATTEMPT"
+if [ "$RUNX_ATTEMPT" = 1 ]; then
+	[ -d "$mnt$cg" ] && : >"$d/seen.1"
+	exit 1
+fi
+[ -e "$mnt$(cat "$d/cg.1")" ] && exit 9
+exit 0
+JOB
+CG_CHECKS=4
+# own_cgroups CG1 CG2: two cgroups of runx's (runx-PID-...), not the same
+# shellcheck disable=SC2317 # called through assert_true
+own_cgroups() {
+	[ "${1#*/runx-}" != "$1" ] && [ "${2#*/runx-}" != "$2" ] && [ "$1" != "$2" ]
+}
+# none_left PATH...: none of the paths exists
+# shellcheck disable=SC2317 # called through assert_true
+none_left() {
+	local p
+	for p in "$@"; do
+		[ ! -e "$p" ] || return 1
+	done
+}
+CG2MNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+if [ -z "$CG2MNT" ] || ! scope_works cgroup; then
+	skips "$CG_CHECKS" "cgroup: attempt 1's cgroup is removed before attempt 2" \
+		"the cgroup scope cannot be set up here"
+else
+	d=$TMPD/cgroups
+	mkdir -p "$d"
+	s=$(st guarded 60 "$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup --attempts=2 --retry-delay=0 -- \
+		sh "$TMPD/cgjob.sh" "$CG2MNT" "$d")
+	cg1=$(cat "$d/cg.1" 2>/dev/null) cg2=$(cat "$d/cg.2" 2>/dev/null)
+	assert_eq "cgroup: attempt 2 finds attempt 1's cgroup removed (0, not 9)" 0 "$s" \
+		"attempt 1: '$cg1', attempt 2: '$cg2' (under $CG2MNT)"
+	assert_true "cgroup: attempt 1 saw its own cgroup's directory, the path attempt 2 looked at" \
+		test -e "$d/seen.1"
+	assert_true "cgroup: each attempt ran in a cgroup of its own, made by runx" \
+		own_cgroups "$cg1" "$cg2"
+	assert_true "cgroup: neither is left after the run" \
+		none_left "$CG2MNT$cg1" "$CG2MNT$cg2"
+fi
+
+# --- the stop's cases, the options' and the waits': with the default backend only
+# (how each attempt's command is started does not change how its stop,
+# its status, the wait before the next attempt or the report's figures
+# come out: that is the same code for every backend, once the command
+# runs)
+backend_rerun && done_testing
 
 # --- --retry-on -----------------------------------------------------------------
 # try RETRY-ON CODE...: 3 attempts with --retry-on, the command's code
@@ -643,37 +804,6 @@ else
 		"unshare --pid --fork --mount-proc is not permitted here"
 fi
 
-# --- redirects across attempts ------------------------------------------------------------
-printf 'line one\nline two\n' >"$TMPD/in"
-rm -f "$TMPD/got"
-runx --attempts=3 --retry-delay=0 -i "$TMPD/in" -- sh -c "cat >>$TMPD/got; exit 1"
-assert_eq "-i FILE: each attempt reads it whole" "$(cat "$TMPD/in" "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
-rm -f "$TMPD/got"
-runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1" <"$TMPD/in"
-assert_eq "a regular file as stdin: rewound for each attempt" "$(cat "$TMPD/in" "$TMPD/in")" "$(cat "$TMPD/got")"
-# at a non-zero offset: rewound to that offset, not to 0 (bash's read
-# leaves the offset just past the line it read from a regular file)
-printf 'skipped\nline two\nline three\n' >"$TMPD/in3"
-rm -f "$TMPD/got"
-(
-	read -r _skipped
-	runx --attempts=2 --retry-delay=0 -- sh -c "cat >>$TMPD/got; exit 1"
-) <"$TMPD/in3"
-assert_eq "a regular file as stdin at offset 8: each attempt reads from offset 8" \
-	"line two|line three|line two|line three" "$(paste -sd '|' "$TMPD/got")"
-# a pipe is shared as it is: attempt 2 reads on where attempt 1 stopped
-# (sh's read takes a pipe's bytes one at a time)
-got=$(printf 'a\nb\n' | runx --attempts=2 --retry-delay=0 -- sh -c 'read -r l; echo "$RUNX_ATTEMPT:$l"; exit 1')
-assert_eq "a pipe as stdin: shared (attempt 1 reads a, attempt 2 b)" "1:a|2:b" "$(paste -sd '|' <<<"$got")"
-echo stale-content-that-is-longer >"$TMPD/out"
-runx --attempts=3 --retry-delay=0 -o "$TMPD/out" -- sh -c 'echo "attempt $RUNX_ATTEMPT"; exit 1'
-assert_eq "-o: truncated once, the attempts append in order" \
-	"attempt 1 attempt 2 attempt 3" "$(tr '\n' ' ' <"$TMPD/out" | sed 's/ $//')"
-echo stale-content-that-is-longer >"$TMPD/err"
-runx --attempts=3 --retry-delay=0 -e "$TMPD/err" -- sh -c 'echo "attempt $RUNX_ATTEMPT" >&2; exit 1'
-assert_eq "-e: truncated once, the attempts append in order" \
-	"attempt 1|attempt 2|attempt 3" "$(paste -sd '|' "$TMPD/err")"
-
 # --- the report ----------------------------------------------------------------------------------
 new_marker m
 runx --attempts=3 --retry-delay=0 -t 0.5 --report="$TMPD/r.json" -- \
@@ -753,119 +883,6 @@ for bad in "${BAD_VALUES[@]}"; do
 	esac
 	assert_false "$shown: nothing started" test -e "$TMPD/started"
 done
-
-# --- the promise: nothing of attempt 1 alive when attempt 2 starts -----------------------------------------
-# job.sh LOCK MARKER SETSID: attempt 1 takes an exclusive flock(2) on LOCK,
-# leaves TERM-ignoring "sleep MARKER" holders of it (one setsid'd if
-# SETSID is 1), waits until they ignore TERM, and fails; attempt 2 exits
-# 0 if LOCK is free (flock -n), 9 if it is still held.
-cat >"$TMPD/job.sh" <<'JOB'
-lock=$1 m=$2 setsid=$3 dir=${1%/*}
-if [ "$RUNX_ATTEMPT" != 1 ]; then
-	flock -n "$lock" true && exit 0
-	exit 9
-fi
-exec 9>"$lock"
-flock -x 9
-sh -c "trap '' TERM; : >$dir/ready.1; exec sleep $m" &
-if [ "$setsid" = 1 ]; then
-	setsid sh -c "trap '' TERM; : >$dir/ready.2; exec sleep $m" &
-else
-	: >"$dir/ready.2"
-fi
-while [ ! -e "$dir/ready.1" ] || [ ! -e "$dir/ready.2" ]; do sleep 0.05; done
-exit 1
-JOB
-
-scope_works() {
-	case $1 in
-	cgroup) runx_cg --kill-scope=cgroup -- true 2>/dev/null ;;
-	*) runx --kill-scope="$1" -- true 2>/dev/null ;;
-	esac
-}
-
-for scope in group tree cgroup pidns; do
-	if ! scope_works "$scope"; then
-		# 3 rounds of 2 checks, and tree's check of the child scope
-		n=6
-		[ "$scope" = tree ] && n=7
-		skips "$n" "$scope: attempt 2 finds the lock free" "the $scope scope cannot be set up here"
-		continue
-	fi
-	setsid=1
-	[ "$scope" = group ] && setsid=0
-	R=("$RUNX" "${LAUNCH_ARGS[@]}")
-	[ "$scope" = cgroup ] && R=("$RUNX" "${CG_LAUNCH_ARGS[@]}")
-	for round in 1 2 3; do
-		new_marker m
-		d=$TMPD/lock.$scope.$round
-		mkdir -p "$d"
-		s=$(st guarded 60 "${R[@]}" --kill-scope="$scope" --attempts=2 --retry-delay=0 -k 0.3 -- \
-			sh "$TMPD/job.sh" "$d/lock" "$m" "$setsid")
-		assert_eq "$scope, round $round: attempt 2 finds the lock free (exit 0, not 9)" 0 "$s"
-		assert_dead "$scope, round $round: no holder is alive after the run" "$m"
-	done
-	# without attempts, the same holders really do outlive the command
-	# in the child scope: the lock test can fail
-	if [ "$scope" = tree ]; then
-		new_marker m
-		d=$TMPD/lock.child
-		mkdir -p "$d"
-		runx --kill-scope=child -- sh "$TMPD/job.sh" "$d/lock" "$m" 1
-		assert_false "setup: with the child scope the lock is still held after attempt 1" \
-			flock -n "$d/lock" true
-		kill_marked "$m"
-	fi
-done
-
-# --- the cgroup of attempt 1 is removed before attempt 2 starts ----------------------------------------
-# Attempt 1 notes its cgroup (the 0:: line of /proc/self/cgroup) and that
-# its directory is there under the cgroup2 mount, then fails; attempt 2
-# notes its own and exits 9 if attempt 1's directory is still there.
-cat >"$TMPD/cgjob.sh" <<'JOB'
-mnt=$1 d=$2
-cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
-echo "$cg" >"$d/cg.$RUNX_ATTEMPT"
-if [ "$RUNX_ATTEMPT" = 1 ]; then
-	[ -d "$mnt$cg" ] && : >"$d/seen.1"
-	exit 1
-fi
-[ -e "$mnt$(cat "$d/cg.1")" ] && exit 9
-exit 0
-JOB
-CG_CHECKS=4
-# own_cgroups CG1 CG2: two cgroups of runx's (runx-PID-...), not the same
-# shellcheck disable=SC2317 # called through assert_true
-own_cgroups() {
-	[ "${1#*/runx-}" != "$1" ] && [ "${2#*/runx-}" != "$2" ] && [ "$1" != "$2" ]
-}
-# none_left PATH...: none of the paths exists
-# shellcheck disable=SC2317 # called through assert_true
-none_left() {
-	local p
-	for p in "$@"; do
-		[ ! -e "$p" ] || return 1
-	done
-}
-CG2MNT=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
-if [ -z "$CG2MNT" ] || ! scope_works cgroup; then
-	skips "$CG_CHECKS" "cgroup: attempt 1's cgroup is removed before attempt 2" \
-		"the cgroup scope cannot be set up here"
-else
-	d=$TMPD/cgroups
-	mkdir -p "$d"
-	s=$(st guarded 60 "$RUNX" "${CG_LAUNCH_ARGS[@]}" --kill-scope=cgroup --attempts=2 --retry-delay=0 -- \
-		sh "$TMPD/cgjob.sh" "$CG2MNT" "$d")
-	cg1=$(cat "$d/cg.1" 2>/dev/null) cg2=$(cat "$d/cg.2" 2>/dev/null)
-	assert_eq "cgroup: attempt 2 finds attempt 1's cgroup removed (0, not 9)" 0 "$s" \
-		"attempt 1: '$cg1', attempt 2: '$cg2' (under $CG2MNT)"
-	assert_true "cgroup: attempt 1 saw its own cgroup's directory, the path attempt 2 looked at" \
-		test -e "$d/seen.1"
-	assert_true "cgroup: each attempt ran in a cgroup of its own, made by runx" \
-		own_cgroups "$cg1" "$cg2"
-	assert_true "cgroup: neither is left after the run" \
-		none_left "$CG2MNT$cg1" "$CG2MNT$cg2"
-fi
 
 # A stop signal that comes while an attempt is being stopped (its
 # leftovers, after the command exited 1; its grace period, after its
