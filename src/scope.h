@@ -54,7 +54,8 @@ struct runx_scope;
 struct runx_scope_ops {
 	enum runx_scope_kind kind;
 	/* True if the scope's orphans are re-parented to runx (a subreaper):
-	 * a stop ends them as runx's children. */
+	 * they die as runx's children, which runx may have the kernel
+	 * release as they exit (autoreap.h). */
 	bool adopts_orphans;
 	/* Acquires what the scope needs before the launch (limits: the
 	 * cgroup's, borrowed, or NULL); -errno + err. */
@@ -292,8 +293,8 @@ const char *runx_scope_describe(const struct runx_scope *s, char *buf,
 /* The scope's kind name ("group", ...). */
 const char *runx_scope_name(const struct runx_scope *s);
 
-/* True if the scope's orphans become runx's children (the tree scope:
- * runx is its child subreaper, prctl(2) PR_SET_CHILD_SUBREAPER). */
+/* True if the scope's orphans become runx's children (the tree and group
+ * scopes: runx is a child subreaper, prctl(2) PR_SET_CHILD_SUBREAPER). */
 bool runx_scope_adopts_orphans(const struct runx_scope *s);
 
 /*

@@ -3,25 +3,35 @@
  * (setsid(2)), so its pid is its process group id; a stop is one kill(2)
  * of -pgid, which reaches every member atomically, fork included
  * (kill(2)), and needs no file descriptor.  A member that calls setsid(2)
- * itself leaves the group: the documented limit of this scope.
+ * itself leaves the group: the documented limit of this scope.  runx is a
+ * child subreaper here only to release the group's orphans as they die
+ * (group_prepare()).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "proc.h"
 #include "scope_impl.h"
 
-/* Nothing to set up: the launch makes the new session. */
+/*
+ * The launch makes the new session.  runx becomes a child subreaper
+ * (prctl(2) PR_SET_CHILD_SUBREAPER) only to release the group's orphans:
+ * a member whose parent died is re-parented to runx, not to an init that
+ * may reap late, so that its zombie is gone as soon as it dies and kill(2)
+ * of -pgid says ESRCH.  The stop still reaches only the process group.
+ * If prctl(2) fails, the orphans go to init as before: no error.
+ */
 static int group_prepare(struct runx_scope *s,
 			 const struct runx_cgroup_limits *limits, char *err,
 			 size_t errsize)
 {
 	(void)limits;
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	s->stop_tick = 0;
 	(void)err;
 	(void)errsize;
@@ -257,6 +267,7 @@ static void group_describe(const struct runx_scope *s, char *buf, size_t size)
 
 const struct runx_scope_ops runx_scope_group_ops = {
     .kind = RUNX_SCOPE_GROUP,
+    .adopts_orphans = true,
     .prepare = group_prepare,
     .signal = group_signal,
     .stop_signal = group_stop_signal,

@@ -7,8 +7,8 @@
 . "$TESTLIB"
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
-# --wait-all, 6 more
-plan $((6 + 7 + 15 + 6 + 10 + 6))
+# --wait-all, 6 more, 6 orphans
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -172,5 +172,40 @@ new_marker m
 assert_eq "group: fork storm at the deadline: 124" 124 \
 	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" -t 0.5 -k 0.5 -- sh -c "trap '' TERM; i=0; while :; do sh -c 'sleep $m & sleep $m' & i=\$((i + 1)); [ \$i -lt 1000 ] || sleep 0.05; done")"
 assert_dead "group: fork storm: all dead" "$m"
+
+# --- the group's orphans: re-parented to runx, released as they die ------------------
+# runx is a child subreaper in the group scope too (runx(1), KILL SCOPES),
+# only so that a member whose parent died is runx's to release, not an
+# init's that may reap late: a stop is over when kill(2) of -pgid says
+# ESRCH, which a zombie delays.  The stop still reaches only the group.
+# gone PID START: no process PID started at START (boot clock ticks).
+# shellcheck disable=SC2317 # called through poll and assert_true
+gone() {
+	[ "$(stat_field "$1" 22 2>/dev/null)" != "$2" ]
+}
+# ppid_is PID PPID: PID's parent is PPID.
+# shellcheck disable=SC2317 # called through poll
+ppid_is() {
+	[ "$(stat_field "$1" 4 2>/dev/null)" = "$2" ]
+}
+new_marker m
+runx_bg -t 60 -k 0.5 -- sh -c "echo \$\$ >$TMPD/cmd.$m; sh -c 'sleep $m & echo \$! >$TMPD/orphan.$m'; exec sleep $m"
+poll 500 0.02 test -s "$TMPD/orphan.$m"
+o=$(cat "$TMPD/orphan.$m" 2>/dev/null) c=$(cat "$TMPD/cmd.$m" 2>/dev/null)
+start=$(stat_field "${o:-0}" 22 2>/dev/null)
+poll 500 0.02 ppid_is "${o:-0}" "$RUNX_PID"
+assert_eq "group: an orphaned member is re-parented to runx (a child subreaper)" \
+	"$RUNX_PID" "$(stat_field "${o:-0}" 4 2>/dev/null)"
+assert_eq "group: the orphan is still a member of the command's process group" \
+	"${c:-none}" "$(stat_field "${o:-0}" 5 2>/dev/null)"
+[ -n "$o" ] && kill -KILL "$o" 2>/dev/null
+poll 500 0.02 gone "${o:-0}" "$start"
+assert_true "group: the orphan, once dead, is released (its pid is gone from /proc)" \
+	gone "${o:-0}" "$start"
+assert_true "group: ... while runx and its command still run" pid_alive "$RUNX_PID"
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID" 30
+assert_eq "group: runx stopped by SIGTERM: 143" 143 "$WAIT_STATUS"
+assert_dead "group: the command is dead" "$m"
 
 done_testing

@@ -337,7 +337,11 @@ static void check_term(const struct scope_case *c, struct tree *t)
 	ck_assert_int_eq(n.count, c->holds[STUBBORN] ? 1 : 0);
 }
 
-/* Reaps the direct child (and, as subreaper, every orphan) in time. */
+/*
+ * Reaps the direct child and, as subreaper, the orphans: in the tree
+ * scope every one, in time; in the group scope the dead ones (those it
+ * holds died before this), while those outside it live on.
+ */
 static void reap(const struct scope_case *c, struct tree *t)
 {
 	const struct timespec tick = {0, 10000000};
@@ -345,9 +349,11 @@ static void reap(const struct scope_case *c, struct tree *t)
 
 	ck_assert_int_eq(waitpid(t->out.pid, &status, 0), t->out.pid);
 	runx_scope_child_reaped(&t->scope, &status);
-	for (int i = 0; c->kind == RUNX_SCOPE_TREE; i++) {
+	for (int i = 0; runx_scope_adopts_orphans(&t->scope); i++) {
 		pid_t r = waitpid(-1, NULL, WNOHANG);
 		if (r < 0 && errno == ECHILD)
+			break;
+		if (r == 0 && c->kind != RUNX_SCOPE_TREE)
 			break;
 		ck_assert_msg(i < WAIT_MS / 10, "orphans left unreaped");
 		if (r == 0)
