@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""deny-pidfd-open.py [--except-self | --sigkill] ERRNO COMMAND...: runs
+"""deny-pidfd-open.py [--except-self | --sigkill | --subreaper] ERRNO
+COMMAND...: runs
 COMMAND with pidfd_open(2) failing with ERRNO (a name: EPERM, EMFILE, ...),
 a real fault from the kernel: a seccomp filter (seccomp(2),
 SECCOMP_RET_ERRNO), installed here and kept across execve(2) and by every
 child.  With --except-self, pidfd_open of this process's own pid (COMMAND
 keeps it) still works.  With --sigkill, pidfd_open works, and instead
 every way to send SIGKILL fails with ERRNO: kill(2), tkill(2), tgkill(2)
-and pidfd_send_signal(2) with signal 9 (other signals go).  Exits 77 where
-the filter cannot be installed, saying why on stderr."""
+and pidfd_send_signal(2) with signal 9 (other signals go).  With
+--subreaper, only prctl(2) PR_SET_CHILD_SUBREAPER fails with ERRNO.  Exits
+77 where the filter cannot be installed, saying why on stderr."""
 import ctypes
 import errno
 import os
@@ -24,6 +26,8 @@ NR_PIDFD_SEND_SIGNAL = 424  # the same on every architecture (Linux 5.1)
 # kill, tkill, tgkill (asm/unistd.h)
 NR_KILLS = {"x86_64": (62, 200, 234), "aarch64": (129, 130, 131)}
 SIGKILL = 9
+NR_PRCTL = {"x86_64": 157, "aarch64": 167}
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def insn(code, jt, jf, k):
@@ -72,15 +76,35 @@ def sigkill_program(arch, err, kills):
     ]
 
 
+def subreaper_program(arch, err, nr_prctl):
+    """prctl(PR_SET_CHILD_SUBREAPER, ...) refused: the option is args[0]
+    (low word at 16)."""
+    return [
+        insn(LD_W_ABS, 0, 0, 4),
+        insn(JEQ_K, 1, 0, arch),
+        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        insn(LD_W_ABS, 0, 0, 0),
+        insn(JEQ_K, 1, 0, nr_prctl),
+        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        insn(LD_W_ABS, 0, 0, 16),
+        insn(JEQ_K, 0, 1, PR_SET_CHILD_SUBREAPER),
+        insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | err),
+        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    ]
+
+
 def main():
     args = sys.argv[1:]
     self_pid = 0
-    sigkill = False
+    sigkill = subreaper = False
     if args and args[0] == "--except-self":
         self_pid = os.getpid()
         args = args[1:]
     elif args and args[0] == "--sigkill":
         sigkill = True
+        args = args[1:]
+    elif args and args[0] == "--subreaper":
+        subreaper = True
         args = args[1:]
     if len(args) < 2 or not hasattr(errno, args[0]):
         sys.exit(__doc__)
@@ -92,6 +116,9 @@ def main():
     if sigkill:
         code = b"".join(sigkill_program(arch, err,
                                         NR_KILLS[platform.machine()]))
+    elif subreaper:
+        code = b"".join(subreaper_program(arch, err,
+                                          NR_PRCTL[platform.machine()]))
     else:
         code = b"".join(program(arch, err, self_pid))
     buf = ctypes.create_string_buffer(code, len(code))

@@ -7,8 +7,8 @@
 . "$TESTLIB"
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
-# --wait-all, 6 more, 6 orphans
-plan $((6 + 7 + 15 + 6 + 10 + 6 + 6))
+# --wait-all, 6 more, 6 orphans, 4 with the subreaper refused
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -207,5 +207,30 @@ kill -TERM "$RUNX_PID"
 wait_pid_exit "$RUNX_PID" 30
 assert_eq "group: runx stopped by SIGTERM: 143" 143 "$WAIT_STATUS"
 assert_dead "group: the command is dead" "$m"
+
+# prctl(PR_SET_CHILD_SUBREAPER) refused (a seccomp filter,
+# deny-pidfd-open.py --subreaper): the group scope runs as it would
+# without it (its orphans go to init), while the tree scope, which
+# needs it, refuses to start.
+DENY=$(dirname "$TESTLIB")/deny-pidfd-open.py
+PY=$(command -v python3 || true)
+new_marker m
+s=0
+[ -z "$PY" ] ||
+	err=$("$PY" "$DENY" --subreaper EPERM "$RUNX" "${LAUNCH_ARGS[@]}" -t 1 -k 0.5 -- \
+		sh -c "sh -c 'sleep $m & echo \$! >$TMPD/orphan.$m'; sleep $m" 2>&1) || s=$?
+if [ -z "$PY" ]; then
+	skips 4 "group, the subreaper refused" "python3 is needed for the seccomp filter"
+elif [ "$s" = 77 ]; then
+	skips 4 "group, the subreaper refused" "no seccomp filter here: $err"
+else
+	assert_eq "group, the subreaper refused: the deadline still gives 124" 124 "$s" "$err"
+	assert_eq "group, the subreaper refused: runx says nothing of it" "" "$err"
+	assert_dead "group, the subreaper refused: the orphaned member is dead too" "$m"
+	s=0
+	err=$("$PY" "$DENY" --subreaper EPERM "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -- true 2>&1) || s=$?
+	assert_eq "tree, the subreaper refused: 125 and why" \
+		"125 runx: cannot become a child subreaper: Operation not permitted" "$s $err"
+fi
 
 done_testing
