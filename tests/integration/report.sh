@@ -340,11 +340,13 @@ checks_exec_failed_127_path() {
 	exec_checks
 	echo 'backend is null (nothing launched)|r["backend"] is None'
 }
+# shellcheck disable=SC2317 # called through not_runnable
 checks_exec_failed_126_eacces() {
 	common_checks
 	exec_checks
 	echo 'backend is null (looked up first: nothing launched)|r["backend"] is None'
 }
+# shellcheck disable=SC2317 # called through not_runnable
 checks_exec_failed_126_enoexec() {
 	common_checks
 	exec_checks
@@ -467,31 +469,26 @@ export X_T0 X_T1 X_CMD='["runx-no-such-command-here"]'
 export X_ERROR="failed to run command 'runx-no-such-command-here': No such file or directory"
 check_report "exec_failed 127 (PATH)" "$rep" < <(checks_exec_failed_127_path)
 
-noexec=$TMPD/not-executable
-printf '#!/bin/sh\nexit 0\n' >"$noexec"
-chmod 644 "$noexec"
-rep=$TMPD/eacces.json
-X_T0=$(now)
-s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
-X_T1=$(now)
-assert_eq "exec_failed EACCES: 126" 126 "$s"
-X_STATUS=126 X_ERRNO=13 X_CMD=$(json_args "$noexec")
-export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
-export X_ERROR="failed to run command '$noexec': Permission denied"
-check_report "exec_failed 126 EACCES" "$rep" < <(checks_exec_failed_126_eacces)
-
-noexec=$TMPD/no-shebang
-printf 'exit 0\n' >"$noexec"
-chmod 755 "$noexec"
-rep=$TMPD/enoexec.json
-X_T0=$(now)
-s=$(st runx --report="$rep" -- "$noexec" 2>/dev/null)
-X_T1=$(now)
-assert_eq "exec_failed ENOEXEC: 126" 126 "$s"
-X_STATUS=126 X_ERRNO=8 X_CMD=$(json_args "$noexec")
-export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
-export X_ERROR="failed to run command '$noexec': Exec format error"
-check_report "exec_failed 126 ENOEXEC" "$rep" < <(checks_exec_failed_126_enoexec)
+# not_runnable WHAT FILE TEXT MODE ERRNO STRERROR CHECKS: FILE (in
+# TMPD), holding TEXT (printf %b) with MODE, is a file execve(2) refuses
+# with ERRNO: runx exits 126, and its report passes CHECKS (a function).
+not_runnable() {
+	local what=$1 f=$TMPD/$2 rep=$TMPD/$2.json s
+	printf '%b' "$3" >"$f"
+	chmod "$4" "$f"
+	X_T0=$(now)
+	s=$(st runx --report="$rep" -- "$f" 2>/dev/null)
+	X_T1=$(now)
+	assert_eq "exec_failed $what: 126" 126 "$s"
+	X_STATUS=126 X_ERRNO=$5 X_CMD=$(json_args "$f")
+	export X_T0 X_T1 X_STATUS X_ERRNO X_CMD
+	export X_ERROR="failed to run command '$f': $6"
+	check_report "exec_failed 126 $what" "$rep" < <("$7")
+}
+not_runnable EACCES not-executable '#!/bin/sh\nexit 0\n' 644 13 \
+	"Permission denied" checks_exec_failed_126_eacces
+not_runnable ENOEXEC no-shebang 'exit 0\n' 755 8 "Exec format error" \
+	checks_exec_failed_126_enoexec
 
 # --- the other cases: with the default backend only -----------------------------
 # (what the report says of a command that ran, its stop, the file it
