@@ -34,16 +34,22 @@ def insn(code, jt, jf, k):
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(arch, err, self_pid):
-    """seccomp_data: nr at 0, arch at 4, args[0]'s low word at 16."""
-    prog = [
+def only_call(arch, nr):
+    """The start of a filter that allows every system call but nr of
+    arch; seccomp_data: nr at 0, arch at 4, args[0]'s low word at 16."""
+    return [
         insn(LD_W_ABS, 0, 0, 4),
         insn(JEQ_K, 1, 0, arch),
         insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
         insn(LD_W_ABS, 0, 0, 0),
-        insn(JEQ_K, 1, 0, NR_PIDFD_OPEN),
+        insn(JEQ_K, 1, 0, nr),
         insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
     ]
+
+
+def program(arch, err, self_pid):
+    """pidfd_open refused (with self_pid: but of that pid)."""
+    prog = only_call(arch, NR_PIDFD_OPEN)
     if self_pid:
         prog += [insn(LD_W_ABS, 0, 0, 16), insn(JEQ_K, 0, 1, self_pid),
                  insn(RET_K, 0, 0, SECCOMP_RET_ALLOW)]
@@ -79,13 +85,7 @@ def sigkill_program(arch, err, kills):
 def subreaper_program(arch, err, nr_prctl):
     """prctl(PR_SET_CHILD_SUBREAPER, ...) refused: the option is args[0]
     (low word at 16)."""
-    return [
-        insn(LD_W_ABS, 0, 0, 4),
-        insn(JEQ_K, 1, 0, arch),
-        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
-        insn(LD_W_ABS, 0, 0, 0),
-        insn(JEQ_K, 1, 0, nr_prctl),
-        insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    return only_call(arch, nr_prctl) + [
         insn(LD_W_ABS, 0, 0, 16),
         insn(JEQ_K, 0, 1, PR_SET_CHILD_SUBREAPER),
         insn(RET_K, 0, 0, SECCOMP_RET_ERRNO | err),
