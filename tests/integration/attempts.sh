@@ -738,12 +738,6 @@ host_pid_of() {
 	return 1
 }
 
-# pid_gone PID STARTTIME: PID is no longer the process that started at
-# STARTTIME (/proc/PID/stat field 22): reaped, not even a zombie.
-pid_gone() {
-	[ "$(stat_field "$1" 22 2>/dev/null)" != "$2" ]
-}
-
 # gone_or_late PID STARTTIME DIR: PID is gone, or attempt 2 started.
 # shellcheck disable=SC2317 # called through poll
 gone_or_late() {

@@ -178,11 +178,6 @@ assert_dead "group: fork storm: all dead" "$m"
 # only so that a member whose parent died is runx's to release, not an
 # init's that may reap late: a stop is over when kill(2) of -pgid says
 # ESRCH, which a zombie delays.  The stop still reaches only the group.
-# gone PID START: no process PID started at START (boot clock ticks).
-# shellcheck disable=SC2317 # called through poll and assert_true
-gone() {
-	[ "$(stat_field "$1" 22 2>/dev/null)" != "$2" ]
-}
 # ppid_is PID PPID: PID's parent is PPID.
 # shellcheck disable=SC2317 # called through poll
 ppid_is() {
@@ -199,9 +194,9 @@ assert_eq "group: an orphaned member is re-parented to runx (a child subreaper)"
 assert_eq "group: the orphan is still a member of the command's process group" \
 	"${c:-none}" "$(stat_field "${o:-0}" 5 2>/dev/null)"
 [ -n "$o" ] && kill -KILL "$o" 2>/dev/null
-poll 500 0.02 gone "${o:-0}" "$start"
+poll 500 0.02 pid_gone "${o:-0}" "$start"
 assert_true "group: the orphan, once dead, is released (its pid is gone from /proc)" \
-	gone "${o:-0}" "$start"
+	pid_gone "${o:-0}" "$start"
 assert_true "group: ... while runx and its command still run" pid_alive "$RUNX_PID"
 kill -TERM "$RUNX_PID"
 wait_pid_exit "$RUNX_PID" 30

@@ -705,6 +705,12 @@ pid_alive() {
 	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
+# pid_gone PID STARTTIME: PID is no longer the process that started at
+# STARTTIME (/proc/PID/stat field 22): reaped, not even a zombie.
+pid_gone() {
+	[ "$(stat_field "$1" 22 2>/dev/null)" != "$2" ]
+}
+
 # pid_in_state PID STATE: PID's state (proc(5), field 3) is STATE (T:
 # stopped...).
 pid_in_state() {
