@@ -82,6 +82,16 @@ struct sweep_memory {
 	struct runx_pidbits outside;
 };
 
+/* The tree scope's own state (struct runx_scope's priv). */
+struct tree_state {
+	struct sweep_memory reached; /* of the passes against s->reached */
+	int witness;	 /* a pidfd of a child of runx (tree_has_children()),
+			  * or -1 */
+	size_t unprobed; /* the entries of s->reached below this index are
+			  * not tried as the witness yet (SIZE_MAX: none
+			  * tried) */
+};
+
 /* True if pid was allocated within w (lo < pid <= hi); w NULL: none. */
 static bool in_window(const struct pid_window *w, pid_t pid)
 {
@@ -295,6 +305,59 @@ static bool has_children(void)
 		      WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT) == 0;
 }
 
+/* The most entries of s->reached one tree_has_children() tries. */
+#define WITNESS_TRIES 32
+
+/* True if the process of pidfd is a child of runx, exited or not
+ * (waitid(2) P_PIDFD, Linux 5.4: ECHILD for any other, or one released). */
+static bool is_child(int pidfd)
+{
+	siginfo_t si;
+
+	return waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si,
+		      WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+static struct tree_state *tree_state(struct runx_scope *s);
+
+/*
+ * has_children() without reading every child of runx each time: that
+ * reads every child (kernel/exit.c: do_wait() walks the children list),
+ * and a stop calls it at every SIGCHLD, while thousands of orphans that
+ * are runx's children die one by one.  A child of runx found once (the
+ * witness, held by a pidfd) answers alone, until it is gone; then the
+ * processes the stop reached are tried, last reached first (the last to
+ * die), at most WITNESS_TRIES per call, each once.  Any child of runx
+ * will do, whichever process now has the pid: in this scope every child
+ * of runx is a descendant.  Else (none found, out of fds or memory),
+ * has_children().
+ */
+static bool tree_has_children(struct runx_scope *s)
+{
+	struct tree_state *t = tree_state(s);
+
+	if (t == NULL)
+		return has_children();
+	if (t->witness >= 0 && is_child(t->witness))
+		return true;
+	if (t->witness >= 0)
+		close(t->witness);
+	t->witness = -1;
+	size_t next = t->unprobed < s->reached.n ? t->unprobed : s->reached.n;
+	for (int k = 0; k < WITNESS_TRIES && next > 0; k++) {
+		int fd = runx_pidfd_open(s->reached.v[--next].pid, 0);
+		if (fd >= 0 && is_child(fd)) {
+			t->witness = fd;
+			break;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (s->reached.n > 0) /* none reached yet: none tried */
+		t->unprobed = next;
+	return t->witness >= 0 || has_children();
+}
+
 /* Becomes a child subreaper; refuses a /proc of another pid namespace. */
 static int tree_prepare(struct runx_scope *s,
 			const struct runx_cgroup_limits *limits, char *err,
@@ -330,8 +393,7 @@ static int tree_prepare(struct runx_scope *s,
  */
 static void tree_census(struct runx_scope *s, struct runx_census *c)
 {
-	(void)s;
-	if (!has_children())
+	if (!tree_has_children(s))
 		return;
 	if (!c->want_count && c->pids == NULL) {
 		c->count = 1;
@@ -493,19 +555,31 @@ static int sweep(struct runx_pidset *done, struct runx_pidset *also,
 	return total == 0 && error < 0 ? error : total;
 }
 
+/* The scope's state (made at the first call; tree_release() frees it),
+ * or NULL, out of memory. */
+static struct tree_state *tree_state(struct runx_scope *s)
+{
+	struct tree_state *t = s->priv;
+
+	if (t == NULL && (t = calloc(1, sizeof(*t))) != NULL) {
+		t->witness = -1;
+		t->unprobed = SIZE_MAX;
+		s->priv = t;
+	}
+	return t;
+}
+
 /*
- * The sweep memory of the passes against s->reached (struct runx_scope's
- * priv, made at the first; tree_release() frees it).  Out of memory: a
+ * The sweep memory of the passes against s->reached.  Out of memory: a
  * memory of nothing, so that every pass reads all of /proc.
  */
 static struct sweep_memory *reached_memory(struct runx_scope *s)
 {
 	static struct sweep_memory none;
+	struct tree_state *t = tree_state(s);
 
-	if (s->priv == NULL)
-		s->priv = calloc(1, sizeof(struct sweep_memory));
-	if (s->priv != NULL)
-		return s->priv;
+	if (t != NULL)
+		return &t->reached;
 	runx_pidbits_free(&none.outside);
 	none = (struct sweep_memory){0, {NULL, 0}};
 	return &none;
@@ -613,7 +687,7 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 /* Signals (and continues) the descendants no earlier signal reached. */
 static int tree_newcomers(struct runx_scope *s, int sig)
 {
-	if (!has_children())
+	if (!tree_has_children(s))
 		return 0;
 	struct send how = {.sig = sig,
 			   .times = 1,
@@ -677,15 +751,18 @@ static void tree_describe(const struct runx_scope *s, char *buf, size_t size)
 	snprintf(buf, size, "process tree of runx (pid %d)", (int)getpid());
 }
 
-/* Forgets the processes reached. */
+/* Forgets the processes reached, and closes the witness. */
 static int tree_release(struct runx_scope *s)
 {
-	struct sweep_memory *mem = s->priv;
+	struct tree_state *t = s->priv;
 
 	runx_pidset_free(&s->reached);
-	if (mem != NULL)
-		runx_pidbits_free(&mem->outside);
-	free(mem);
+	if (t != NULL) {
+		runx_pidbits_free(&t->reached.outside);
+		if (t->witness >= 0)
+			close(t->witness);
+	}
+	free(t);
 	s->priv = NULL;
 	return 0;
 }

@@ -137,19 +137,12 @@ static void command_ended(struct supervisor *s, int status)
 		    status);
 }
 
-void sup_release_orphans(struct supervisor *s)
-{
-	if (s->autoreap || s->keep_usage ||
-	    !runx_scope_adopts_orphans(s->scope) ||
-	    (!s->exited && (s->pidfd < 0 || !runx_exit_status_kept())))
-		return;
-	int r = runx_autoreap(true);
-	if (r < 0)
-		sup_note_error(s, r);
-	s->autoreap = r == 0;
-}
-
-void sup_reap(struct supervisor *s)
+/*
+ * Reaps every child of runx that has exited (wait4(2), WNOHANG), the
+ * command's status among them.  Each call reads every child of runx
+ * (kernel/exit.c: do_wait() walks the children list), the ones alive too.
+ */
+static void reap_exited(struct supervisor *s)
 {
 	int status;
 	pid_t pid;
@@ -161,6 +154,33 @@ void sup_reap(struct supervisor *s)
 		if (!s->ended_in_scope)
 			command_ended(s, status);
 	}
+}
+
+void sup_release_orphans(struct supervisor *s)
+{
+	if (s->autoreap || s->keep_usage ||
+	    !runx_scope_adopts_orphans(s->scope) ||
+	    (!s->exited && (s->pidfd < 0 || !runx_exit_status_kept())))
+		return;
+	int r = runx_autoreap(true);
+	if (r < 0)
+		sup_note_error(s, r);
+	s->autoreap = r == 0;
+	/* the zombies from before: SA_NOCLDWAIT releases only those that
+	 * exit after it (kernel/signal.c: do_notify_parent()) */
+	if (s->autoreap)
+		reap_exited(s);
+}
+
+void sup_reap(struct supervisor *s)
+{
+	int status;
+
+	/* once the kernel releases them, no child of runx is ever a zombie
+	 * again: a wait4(2) would read each of thousands of live orphans
+	 * at every SIGCHLD of a stop, for nothing */
+	if (!s->autoreap)
+		reap_exited(s);
 	/* released by the kernel (sup_release_orphans()): its pidfd tells
 	 * once it is (ENODATA until then; the pidfd stays readable) */
 	if (!s->exited && s->autoreap &&

@@ -178,7 +178,10 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why);
 
 /*
  * supervise.c: reaps the command and, as subreaper or PID 1, every orphan
- * that has exited (wait4(2), WNOHANG: never blocks).  With pidns the direct
+ * that has exited (wait4(2), WNOHANG: never blocks); once the kernel
+ * releases runx's children (sup_release_orphans()), which reaps those that
+ * exited before, no wait4(2) at all: the command's status comes from its
+ * pidfd.  With pidns the direct
  * child is the namespace's init: the scope gives the command's status, when
  * the init is reaped or, if leftovers keep the init alive, as soon as the
  * command ended (runx_scope_command_ended()).
