@@ -47,6 +47,9 @@ struct runx_census {
 	bool want_count; /* count every member; else ALIVE may mean "some"
 			  * (count 1), which a scope can often tell
 			  * without a /proc walk */
+	bool unnamed;	 /* set by the scope: count holds members it cannot
+			  * name at all (no /proc of runx's PID namespace),
+			  * which the lists of what is alive count too */
 };
 
 struct runx_scope;

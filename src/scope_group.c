@@ -125,14 +125,16 @@ static int scan_group(struct runx_scope *s, struct runx_census *c)
  * members is then counted in /proc, where a zombie member (kill(2) still
  * finds it) does not count, but a leader whose other threads run does
  * (runx_proc_is_dead()); if /proc cannot be read, or is not runx's pid
- * namespace, or hides the member, the group counts as alive.
+ * namespace, or hides the member, the group counts as alive (with no
+ * /proc of runx's namespace, as one member, unnamed).
  */
 static void group_census(struct runx_scope *s, struct runx_census *c)
 {
 	if (kill(-s->child, 0) < 0 && errno == ESRCH)
 		return;
 	if (!s->proc_trusted) {
-		c->count = 1;
+		c->count = 1; /* a member, maybe a zombie: all it can tell */
+		c->unnamed = true;
 		return;
 	}
 	int r = scan_group(s, c);

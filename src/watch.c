@@ -180,11 +180,12 @@ int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 		unseen += r == READ_UNSEEN;
 	}
 	/* the count is of what is named, what is there unseen and, past the
-	 * list's end, the rest the census counted; not what it counted
-	 * without listing it (a cgroup still populated by exiting tasks,
-	 * which cgroup.procs no longer lists) */
+	 * list's end or where the scope can name none (c.unnamed), the rest
+	 * the census counted; not what it counted without listing it (a
+	 * cgroup still populated by exiting tasks, which cgroup.procs no
+	 * longer lists) */
 	named->count = named->n + unseen;
-	if (c.npids >= c.maxpids && c.count > c.npids)
+	if ((c.npids >= c.maxpids || c.unnamed) && c.count > c.npids)
 		named->count += c.count - c.npids;
 	return named->count;
 }
