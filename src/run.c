@@ -168,7 +168,7 @@ static int acquire(struct runx_run *run)
 	if (runx_stdio_open(&run->plan.redirects, &run->stdio, err,
 			    sizeof(err)) < 0)
 		return runx_attempt_fail(a, "%s", err);
-	if ((r = runx_supervisor_open(&run->sup)) < 0)
+	if ((r = runx_supervisor_open(&run->sup, &run->plan)) < 0)
 		return runx_attempt_fail(a, "cannot set up the supervisor: %s",
 					 strerror(-r));
 	if ((r = probe_pidfd()) < 0 && r != -EMFILE && r != -ENFILE)

@@ -46,18 +46,23 @@ static int new_timer(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int runx_supervisor_open(struct runx_supervisor *sup)
+int runx_supervisor_open(struct runx_supervisor *sup,
+			 const struct runx_plan *plan)
 {
 	sigset_t set;
 	int *fds[] = {&sup->deadline_fd, &sup->grace_fd, &sup->recheck_fd,
 		      &sup->idle_fd};
+	const bool needed[] = {
+	    plan->stop.deadline_ns != RUNX_DURATION_INF ||
+		plan->attempts.total_ns != RUNX_DURATION_INF,
+	    true, true, plan->stop.idle_deadline_ns != RUNX_DURATION_INF};
 
 	sup->deadline_fd = sup->grace_fd = sup->recheck_fd = sup->idle_fd = -1;
 	runx_handled_signals(&set);
 	sup->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	int r = sup->sigfd < 0 ? -errno : 0;
 	for (size_t i = 0; r == 0 && i < sizeof(fds) / sizeof(fds[0]); i++)
-		if ((*fds[i] = new_timer()) < 0)
+		if (needed[i] && (*fds[i] = new_timer()) < 0)
 			r = *fds[i];
 	if (r < 0)
 		runx_supervisor_close(sup);
@@ -549,6 +554,8 @@ static int disarm_timers(const struct runx_supervisor *f)
 	uint64_t ticks;
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] < 0)
+			continue; /* not opened: not needed by the plan */
 		if (timerfd_settime(fds[i], 0, &off, NULL) < 0)
 			return -errno;
 		/* a tick that fired unread: gone with the read */

@@ -56,11 +56,17 @@ struct runx_supervisor {
 	}
 
 /*
- * Opens the supervisor's signalfd and timerfds (O_CLOEXEC|O_NONBLOCK, all
- * owned by *sup until runx_supervisor_close); total_at is left as it is.
- * Returns 0, or -errno (EMFILE, ENFILE, ENOMEM) with nothing left open.
+ * Opens the supervisor's signalfd and the timerfds plan needs
+ * (O_CLOEXEC|O_NONBLOCK, all owned by *sup until runx_supervisor_close):
+ * the grace and re-check timers always (a stop signal may come any
+ * time), the deadline only with -t or --total-timeout, the idle timer
+ * only with --idle-timeout; the others stay -1, so that an option not
+ * used costs no system call.  total_at is left as it is.  Returns 0, or
+ * -errno (EMFILE, ENFILE, ENOMEM: signalfd(2), timerfd_create(2)) with
+ * nothing left open.
  */
-int runx_supervisor_open(struct runx_supervisor *sup);
+int runx_supervisor_open(struct runx_supervisor *sup,
+			 const struct runx_plan *plan);
 
 /* Closes what runx_supervisor_open opened (safe on a closed one). */
 void runx_supervisor_close(struct runx_supervisor *sup);

@@ -156,7 +156,7 @@ static void run_attempt(const char *const *words, const char *const *mode)
 	ck_assert_msg(
 	    runx_stdio_open(&plan.redirects, &stdio, err, sizeof(err)) == 0,
 	    "stdio: %s", err);
-	ck_assert_int_eq(runx_supervisor_open(&sup), 0);
+	ck_assert_int_eq(runx_supervisor_open(&sup, &plan), 0);
 	const struct runx_attempt_env env = {&plan, &stdio, &sup, &orig_mask,
 					     environ};
 	int64_t t0 = runx_now_ns();
@@ -363,6 +363,62 @@ START_TEST(a_give_up_names_why_processes_outlived_sigkill)
 }
 END_TEST
 
+/* The timerfds runx_supervisor_open() opens for words (options only):
+ * each of deadline, grace, re-check, idle, true if open. */
+struct timers {
+	bool deadline, grace, recheck, idle;
+};
+
+static struct timers timers_for(const char *const *words)
+{
+	char *argv[16], err[PATH_MAX + 256];
+	struct runx_options opts;
+	struct runx_plan plan;
+	struct runx_supervisor sup = RUNX_SUPERVISOR_CLOSED;
+	int argc = 0;
+
+	argv[argc++] = (char *)"runx";
+	for (; *words != NULL; words++)
+		argv[argc++] = (char *)*words;
+	argv[argc++] = (char *)"--";
+	argv[argc++] = (char *)"true";
+	argv[argc] = NULL;
+	ck_assert_int_eq(
+	    runx_options_parse(argc, argv, &opts, err, sizeof(err)),
+	    RUNX_PARSE_OK);
+	ck_assert_msg(runx_plan_make(&opts, NULL, &plan, err, sizeof(err)) == 0,
+		      "plan: %s", err);
+	ck_assert_int_eq(runx_supervisor_open(&sup, &plan), 0);
+	struct timers t = {sup.deadline_fd >= 0, sup.grace_fd >= 0,
+			   sup.recheck_fd >= 0, sup.idle_fd >= 0};
+	ck_assert_int_ge(sup.sigfd, 0);
+	runx_supervisor_close(&sup);
+	ck_assert_int_eq(sup.sigfd, -1);
+	return t;
+}
+
+/* An option not used costs no system call: no deadline without -t or
+ * --total-timeout, no idle timer without --idle-timeout; the grace and
+ * re-check timers always, for a stop signal. */
+START_TEST(only_the_timers_the_plan_needs_are_opened)
+{
+	static const char *const none[] = {NULL};
+	static const char *const t5[] = {"-t", "5s", NULL};
+	static const char *const total[] = {"--attempts=2",
+					    "--total-timeout=9s", NULL};
+	static const char *const idle[] = {"--idle-timeout=3s", NULL};
+	struct timers t = timers_for(none);
+
+	ck_assert(!t.deadline && t.grace && t.recheck && !t.idle);
+	t = timers_for(t5);
+	ck_assert(t.deadline && t.grace && t.recheck && !t.idle);
+	t = timers_for(total);
+	ck_assert(t.deadline && t.grace && t.recheck && !t.idle);
+	t = timers_for(idle);
+	ck_assert(!t.deadline && t.grace && t.recheck && t.idle);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	HELPER_DISPATCH(argc, argv);
@@ -383,6 +439,9 @@ int main(int argc, char **argv)
 	tcase_add_test(log, a_stops_signals_after_the_head_are_listed_in_order);
 	tcase_add_test(log, a_give_up_names_why_processes_outlived_sigkill);
 	suite_add_tcase(s, log);
+	TCase *fds = tcase_create("open");
+	tcase_add_test(fds, only_the_timers_the_plan_needs_are_opened);
+	suite_add_tcase(s, fds);
 	leftovers_open();
 	int status = run_suite(s);
 	leftovers_clean();
