@@ -7,8 +7,9 @@
 . "$TESTLIB"
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
-# --wait-all, 6 more, 6 orphans, 4 with the subreaper refused
-plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4))
+# --wait-all, 6 more, 6 orphans, 4 with the subreaper refused, 5 orphans
+# that end one after another
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -227,5 +228,12 @@ else
 	assert_eq "tree, the subreaper refused: 125 and why" \
 		"125 runx: cannot become a child subreaper: Operation not permitted" "$s $err"
 fi
+
+# --- orphans that end one after another ------------------------------------------
+# While a stop waits, runx knows the group is not empty from one member it
+# holds a pidfd of, and when that one is gone, from the group itself
+# (runx(1), group): it must not take the first one's end for the group's
+# (one_after_another_case, lib.sh; the orphans stay in the group).
+one_after_another_case group group "${LAUNCH_ARGS[@]}"
 
 done_testing

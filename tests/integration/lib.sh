@@ -951,3 +951,55 @@ cleanup() {
 	[ "$tap_status" = 0 ] || exit "$tap_status"
 }
 trap cleanup EXIT
+
+# --- orphans that end one after another -------------------------------------------
+
+# one_after_another_case SCOPE setsid|group [RUNX ARGS...]: 5 checks.  The
+# command leaves three orphans (runx's children: the tree and group scopes
+# make runx a subreaper), in sessions of their own (setsid) or in its
+# process group (group), and exits 6; they end 0.3, 1.2 and 2.4 s after
+# their TERM (a handler that sleeps: no new process), the last forked,
+# with the largest pid, first: the one a scope that keeps one process to
+# tell it is not empty yet finds first (runx(1), tree; group).  Each writes
+# DIR/end.I as it ends: all three are there when runx exits, with the
+# command's own status, and none is left.  Their stdio is /dev/null, not
+# the test's pipe, which $(...) would wait for whenever runx exits.
+one_after_another_case() {
+	local scope=$1 how=$2 d m i
+	shift 2
+	require_python3 "for orphans that end one after another"
+	new_marker m
+	d=$TMPD/one-after-another.$m
+	mkdir "$d"
+	local job='import os, signal, sys, time
+d, how = sys.argv[1], sys.argv[3]
+for i, delay in enumerate((2.4, 1.2, 0.3)):
+    if os.fork() == 0:
+        if how == "setsid":
+            os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            def end(signum, frame, i=i, delay=delay):
+                time.sleep(delay)
+                with open("%s/end.%d" % (d, i), "w") as f:
+                    f.write("ended")
+                os._exit(0)
+            signal.signal(signal.SIGTERM, end)
+            open("%s/ready.%d" % (d, i), "w").close()
+            while True:
+                signal.pause()
+        os._exit(0)
+    os.wait()
+while not all(os.path.exists("%s/ready.%d" % (d, i)) for i in range(3)):
+    time.sleep(0.02)
+sys.exit(6)'
+	assert_eq "$scope, orphans ($how) that end one after another: the command's own status" 6 \
+		"$(st guarded 60 "$RUNX" "$@" --kill-scope="$scope" -k 30 -- "$PY" -c "$job" "$d" "$m" "$how")"
+	for i in 0 1 2; do
+		assert_eq "$scope, orphans ($how) that end one after another: orphan $i ended before runx exited" \
+			ended "$(cat "$d/end.$i" 2>/dev/null)"
+	done
+	assert_dead "$scope, orphans ($how) that end one after another: none left" "$m"
+}

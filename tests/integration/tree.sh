@@ -238,47 +238,9 @@ term_when_ready "tree, a stop that releases 51 processes, exit status the comman
 # --- orphans that end one after another ------------------------------------------
 # While a stop waits, runx knows it still has a child from one child it
 # holds a pidfd of, and when that one is gone, from another (runx(1),
-# tree): it must not take the first one's end for the tree's.  Three
-# setsid'ed orphans end 0.3, 1.2 and 2.4 s after their TERM (a handler
-# that sleeps, no new process); the last forked, which runx tries first,
-# ends first.  Each writes DIR/end.I as it ends: all three are there when
-# runx exits, with the command's own status, and none is left.  (Their
-# stdout is not the test's pipe: $(...) would wait for them, whenever
-# runx exits.)
-require_python3 "for orphans that end one after another"
-new_marker m
-d=$TMPD/one-after-another
-mkdir "$d"
-linger='import os, signal, sys, time
-d = sys.argv[1]
-for i, delay in enumerate((2.4, 1.2, 0.3)):
-    if os.fork() == 0:
-        os.setsid()
-        if os.fork() == 0:
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)  # else $(...) would wait for them
-            def end(signum, frame, i=i, delay=delay):
-                time.sleep(delay)
-                with open("%s/end.%d" % (d, i), "w") as f:
-                    f.write("ended")
-                os._exit(0)
-            signal.signal(signal.SIGTERM, end)
-            open("%s/ready.%d" % (d, i), "w").close()
-            while True:
-                signal.pause()
-        os._exit(0)
-    os.wait()
-while not all(os.path.exists("%s/ready.%d" % (d, i)) for i in range(3)):
-    time.sleep(0.02)
-sys.exit(6)'
-assert_eq "tree, orphans that end one after another: the command's own status" 6 \
-	"$(st guarded 60 "$RUNX" "${LAUNCH_ARGS[@]}" --kill-scope=tree -k 30 -- "$PY" -c "$linger" "$d" "$m")"
-for i in 0 1 2; do
-	assert_eq "tree, orphans that end one after another: orphan $i ended before runx exited" \
-		ended "$(cat "$d/end.$i" 2>/dev/null)"
-done
-assert_dead "tree, orphans that end one after another: none left" "$m"
+# tree): it must not take the first one's end for the tree's
+# (one_after_another_case, lib.sh; the orphans in sessions of their own).
+one_after_another_case tree setsid "${LAUNCH_ARGS[@]}"
 
 # --- the command's process group in one system call ------------------------------
 # group_first_case (lib.sh): the first signal of a stop to the command's
