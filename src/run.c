@@ -353,6 +353,24 @@ static void tell_end(const struct runx_run *run, int64_t n, const char *next)
 }
 
 /*
+ * Attempt n, not a success, ended after the run's total deadline, which
+ * passed while it was being stopped already (its grace period, or its
+ * leftovers'): the run's deadline all the same, whether or not another
+ * attempt would follow, as when it passes during a wait (pause_before()).
+ * Returns 124.
+ */
+static int ended_past_total(struct runx_run *run, int64_t n)
+{
+	struct runx_result *res = &run->attempt.result;
+
+	tell_end(run, n,
+		 "the run's total deadline has passed: no further attempt");
+	res->reason = RUNX_END_TIMEOUT;
+	res->total_timeout = true;
+	return res->exit_status = 124;
+}
+
+/*
  * After attempt n that ended with status: -1 and the wait in *wait_ns
  * (ns) for another attempt, or the run's exit status.
  */
@@ -382,6 +400,9 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 					    : "runx was told to stop");
 		return status;
 	}
+	if (verdict != RUNX_VERDICT_SUCCESS &&
+	    runx_now_ns() >= run->sup.total_at)
+		return ended_past_total(run, n);
 	switch (verdict) {
 	case RUNX_VERDICT_SUCCESS:
 		tell_end(run, n, "a success: runx exits 0");
@@ -398,16 +419,6 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	if (n >= p->max) {
 		tell_end(run, n, "no attempt left");
 		return status;
-	}
-	if (runx_now_ns() >= run->sup.total_at) {
-		/* passed while the attempt was being stopped already: as if
-		 * during the wait (pause_before()), said as it is */
-		tell_end(run, n,
-			 "the run's total deadline has passed: no further "
-			 "attempt");
-		res->reason = RUNX_END_TIMEOUT;
-		res->total_timeout = true;
-		return res->exit_status = 124;
 	}
 	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
 	snprintf(next, sizeof(next), "attempt %lld in %.1fs", (long long)n + 1,

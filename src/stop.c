@@ -461,6 +461,11 @@ void sup_on_deadline(struct supervisor *s)
 {
 	char dur[32];
 
+	/* during a stop the stop goes on; the run's deadline still ends
+	 * the run, with 124 but after a success (run.c) */
+	if (s->phase != RUNNING && s->phase != WAITING && s->deadline_is_total)
+		runx_verbose("total deadline of the run reached during the "
+			     "stop: no further attempt");
 	if (s->phase != RUNNING && s->phase != WAITING)
 		return;
 	s->timed_out = true;

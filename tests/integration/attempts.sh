@@ -31,14 +31,15 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # scopes, and 1 more for tree: each attempt's scope is made at its
 # launch) and the cgroup of attempt 1 (4).  A rerun with another backend
 # (lib.sh's backend_rerun) ends there.  Then 126 checks in the sections
-# up to the bad values, 4 per bad value, a stop signal while an attempt
+# up to the bad values (and 2 x 3 of the total deadline while leftovers
+# are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5).
 n_launch=$((11 + 6 + 4 * 3 * 2 + 1 + 4))
 if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 126 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 126 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -554,6 +555,20 @@ assert_eq "total-timeout in attempt 1's grace period: 124, no further attempt" "
 assert_match "total-timeout in attempt 1's grace period: -v says no further attempt, announces none" \
 	"^runx: attempt 1 of 3 ended at its deadline \\(status 124\\); the run's total deadline has passed: no further attempt\$" \
 	"$(grep "attempt 1 of 3" "$TMPD/v")"
+# ... or while the leftovers of a command that exited 7 are stopped: 124
+# too (the run's deadline passed), whether or not the outcome would have
+# been retried, and with one attempt as with two
+for attempts in 1 2; do
+	new_marker m
+	s=$(st runx -v --total-timeout=1 -k 3 --attempts=$attempts --report="$TMPD/tl.json" -- \
+		sh -c "(trap '' TERM; sleep $m) & sleep 0.3; exit 7" 2>"$TMPD/v")
+	assert_eq "total-timeout while leftovers are stopped, --attempts=$attempts: 124; the report's reason, and attempt 1's own" \
+		"124 total_timeout 1 exited 7" \
+		"$s $("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["reason"], r["attempt_count"], a["reason"], a["exit_code"])' "$TMPD/tl.json" 2>&1)" "$(cat "$TMPD/v")"
+	assert_match "total-timeout while leftovers are stopped, --attempts=$attempts: -v says the run's deadline came during the stop" \
+		"runx: total deadline of the run reached during the stop: no further attempt" "$(cat "$TMPD/v")"
+	assert_dead "total-timeout while leftovers are stopped, --attempts=$attempts: the leftover is dead" "$m"
+done
 
 # --- stop signals ---------------------------------------------------------------------------
 new_marker m
