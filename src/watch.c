@@ -125,7 +125,12 @@ void sup_tell_named(const struct runx_named *named, const char *when)
 			     (int)np->pid, tenths / 10, tenths % 10,
 			     np->argv_len ? cmd : "[no command line]");
 	}
-	if (named->count > named->n)
+	/* none named: processes a census counted where /proc showed none
+	 * (hidden, or no /proc of runx's PID namespace) */
+	if (named->count > 0 && named->n == 0)
+		runx_verbose("alive %s: %d process%s that /proc does not show",
+			     when, named->count, named->count == 1 ? "" : "es");
+	else if (named->count > named->n)
 		runx_verbose("alive %s: and %d more", when,
 			     named->count - named->n);
 }

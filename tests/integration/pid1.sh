@@ -14,8 +14,8 @@ fi
 require_command jq "to read the report"
 
 # 4 reaping, 5 deadline, 6 leftovers and statuses, 3 tree, 4 without a
-# /proc of its own, 5 its counts
-plan $((4 + 5 + 6 + 3 + 4 + 5))
+# /proc of its own, 6 its counts
+plan $((4 + 5 + 6 + 3 + 4 + 6))
 
 # PID1: the words that run runx as PID 1 (see pid1), for on_time.
 PID1=(unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}")
@@ -136,6 +136,8 @@ assert_eq "PID 1 without --mount-proc, counts: -v says 1 alive after the grace p
 	"$(grep -c '^runx: 1 process still alive after the 1s grace period$' "$d/err")" "$(cat "$d/err")"
 assert_eq "PID 1 without --mount-proc, counts: -v never says what is left is exiting" 0 \
 	"$(grep -c 'is exiting' "$d/err")"
+assert_eq "PID 1 without --mount-proc, counts: -v names none, and says why" 2 \
+	"$(grep -cE '^runx: alive (at the deadline|after the grace period): 1 process that /proc does not show$' "$d/err")" "$(cat "$d/err")"
 assert_dead "PID 1 without --mount-proc, counts: nothing left" "$m"
 
 done_testing
