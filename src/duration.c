@@ -287,8 +287,8 @@ const char *runx_duration_format(int64_t ns, char *buf, size_t size)
 	    {"ns", 1},
 	};
 
-	if (ns == RUNX_DURATION_INF) {
-		snprintf(buf, size, "inf");
+	if (ns == RUNX_DURATION_INF || ns == 0) { /* 0: "-k 0", not "0ns" */
+		snprintf(buf, size, ns == 0 ? "0s" : "inf");
 		return buf;
 	}
 	if (ns < 1000000000) { /* below a second: ms, us or ns */

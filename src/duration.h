@@ -30,8 +30,8 @@
 int runx_duration_parse(const char *text, int64_t *ns);
 
 /*
- * Formats ns nanoseconds for messages: "inf", or the shortest exact form in
- * the largest fitting unit ("1.5s", "250ms", "3m", "7ns").  Writes at most
+ * Formats ns nanoseconds for messages: "inf", "0s", or the shortest exact form
+ * in the largest fitting unit ("1.5s", "250ms", "3m", "7ns").  Writes at most
  * size bytes (NUL included) into buf and returns buf.
  */
 const char *runx_duration_format(int64_t ns, char *buf, size_t size);

@@ -436,6 +436,7 @@ static const struct {
 	const char *text;
 } format_cases[] = {
     {RUNX_DURATION_INF, "inf"},
+    {0, "0s"},
     {1500 * MS, "1.5s"},
     {250 * MS, "250ms"},
     {3 * MIN, "3m"},
