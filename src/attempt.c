@@ -22,9 +22,10 @@
 /*
  * Free fds proven before the launch: the launch (a report pipe and the
  * pidfd) and the stop path (a /proc walk, a pidfd and a /proc/PID/stat
- * re-check at once) need this many beyond what is already open.
+ * re-check at once, while the tree or group scope holds its witness, a
+ * pidfd of its own) need this many beyond what is already open.
  */
-#define STOP_PATH_FDS 4
+#define STOP_PATH_FDS 5
 
 void runx_attempt_init(struct runx_attempt *a, int number)
 {
