@@ -16,7 +16,10 @@ extern const struct runx_scope_ops runx_scope_pidns_ops;
 /*
  * Counts pid as a live member in *c and, while c has room, opens a pidfd
  * for it into c->watch (owned by the census's caller).  A pidfd that
- * cannot be opened is skipped: the count stays right without it.
+ * cannot be opened is skipped: the count stays right without it.  Nor is
+ * one kept that would leave fewer than 3 fds below RLIMIT_NOFILE for the
+ * walk of /proc that finds the members (out of fds it would fail, and the
+ * census count as UNKNOWN): the census then watches no more.
  */
 void runx_census_found(struct runx_census *c, pid_t pid);
 

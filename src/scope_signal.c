@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,6 +143,28 @@ void runx_copies_note(struct runx_copies *c, bool sent)
 	runx_pidset_free(&c->found);
 }
 
+/* The fds a census leaves free beside its watches, for the walk that
+ * finds the members: its /proc directory, a /proc/PID/stat read and a
+ * pidfd at once. */
+#define CENSUS_FD_ROOM 3
+
+/*
+ * True if fd, just opened, leaves CENSUS_FD_ROOM fds free at most below
+ * RLIMIT_NOFILE: the kernel gives the lowest free fd (open(2)), so every
+ * fd below it is taken, and at most limit - 1 - fd are free above it.
+ */
+static bool leaves_no_room(int fd)
+{
+	static rlim_t limit; /* runx's own limit does not change */
+	struct rlimit rl;
+
+	if (limit == 0)
+		limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur
+							   : RLIM_INFINITY;
+	return limit != RLIM_INFINITY &&
+	       (rlim_t)fd + 1 + CENSUS_FD_ROOM > limit;
+}
+
 void runx_census_found(struct runx_census *c, pid_t pid)
 {
 	c->count++;
@@ -150,8 +173,12 @@ void runx_census_found(struct runx_census *c, pid_t pid)
 	if (c->watch == NULL || c->nwatch >= c->max)
 		return;
 	int fd = runx_pidfd_open(pid, 0);
-	if (fd >= 0)
+	if (fd >= 0 && leaves_no_room(fd)) {
+		close(fd); /* the walk needs it more: no more watches */
+		c->max = c->nwatch;
+	} else if (fd >= 0) {
 		c->watch[c->nwatch++] = fd;
+	}
 }
 
 void runx_census_unknown(struct runx_census *c, int error)
