@@ -28,9 +28,8 @@
  * lives (group_census()).
  */
 struct group_state {
-	int witness;	   /* its pidfd, or -1 */
-	pid_t witness_pid; /* its pid (its own while the pidfd shows it
-			    * alive) */
+	struct runx_witness witness; /* its pid is its own while the pidfd
+				      * shows it alive */
 };
 
 /*
@@ -144,18 +143,10 @@ static struct group_state *group_state(struct runx_scope *s)
 	struct group_state *g = s->priv;
 
 	if (g == NULL && (g = calloc(1, sizeof(*g))) != NULL) {
-		g->witness = -1;
+		g->witness.fd = -1;
 		s->priv = g;
 	}
 	return g;
-}
-
-/* Closes the witness. */
-static void drop_witness(struct group_state *g)
-{
-	if (g->witness >= 0)
-		close(g->witness);
-	g->witness = -1;
 }
 
 /*
@@ -168,12 +159,12 @@ static void drop_witness(struct group_state *g)
  */
 static bool witness_lives(const struct runx_scope *s, struct group_state *g)
 {
-	struct pollfd p = {.fd = g->witness, .events = POLLIN};
+	struct pollfd p = {.fd = g->witness.fd, .events = POLLIN};
 
-	if (g->witness >= 0 && poll(&p, 1, 0) == 0 &&
-	    getpgid(g->witness_pid) == s->child)
+	if (g->witness.fd >= 0 && poll(&p, 1, 0) == 0 &&
+	    getpgid(g->witness.pid) == s->child)
 		return true;
-	drop_witness(g);
+	runx_witness_drop(&g->witness);
 	return false;
 }
 
@@ -182,13 +173,10 @@ static bool witness_lives(const struct runx_scope *s, struct group_state *g)
 static void take_witness(const struct runx_scope *s, struct group_state *g,
 			 pid_t pid)
 {
-	drop_witness(g);
-	if (pid <= 0 || (g->witness = runx_pidfd_open(pid, 0)) < 0) {
-		g->witness = -1;
-		return;
-	}
-	g->witness_pid = pid;
-	(void)witness_lives(s, g);
+	if (pid > 0 && runx_witness_take(&g->witness, pid) == 0)
+		(void)witness_lives(s, g);
+	else
+		runx_witness_drop(&g->witness);
 }
 
 /*
@@ -213,7 +201,7 @@ static void group_census(struct runx_scope *s, struct runx_census *c)
 
 	if (g != NULL && !c->want_count && c->pids == NULL &&
 	    witness_lives(s, g)) {
-		runx_census_found(c, g->witness_pid); /* its exit wakes runx */
+		runx_census_found(c, g->witness.pid); /* its exit wakes runx */
 		return;
 	}
 	if (kill(-s->child, 0) < 0 && errno == ESRCH)
@@ -343,7 +331,7 @@ static int group_release(struct runx_scope *s)
 
 	runx_pidset_free(&s->reached);
 	if (g != NULL)
-		drop_witness(g);
+		runx_witness_drop(&g->witness);
 	free(g);
 	s->priv = NULL;
 	return 0;

@@ -14,6 +14,28 @@ extern const struct runx_scope_ops runx_scope_cgroup_ops;
 extern const struct runx_scope_ops runx_scope_pidns_ops;
 
 /*
+ * A process held by a pidfd as the sign that a scope still has a member:
+ * the census of the tree and group scopes asks it alone, instead of
+ * reading every member at each SIGCHLD of a stop.  fd is -1 when there is
+ * none; the scope that holds one owns fd.
+ */
+struct runx_witness {
+	int fd;
+	pid_t pid;
+};
+
+/*
+ * Makes pid w's witness, pinned by pidfd_open(2) (Linux 5.3), after
+ * closing the one before.  0, or -errno (ESRCH: pid is gone; EMFILE):
+ * no witness then.  Whether the process pinned is still the one wanted
+ * is the caller's check.
+ */
+int runx_witness_take(struct runx_witness *w, pid_t pid);
+
+/* Closes w's pidfd, if any: w holds no witness. */
+void runx_witness_drop(struct runx_witness *w);
+
+/*
  * Counts pid as a live member in *c and, while c has room, opens a pidfd
  * for it into c->watch (owned by the census's caller).  A pidfd that
  * cannot be opened is skipped: the count stays right without it.  Nor is

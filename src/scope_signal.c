@@ -143,6 +143,23 @@ void runx_copies_note(struct runx_copies *c, bool sent)
 	runx_pidset_free(&c->found);
 }
 
+int runx_witness_take(struct runx_witness *w, pid_t pid)
+{
+	runx_witness_drop(w);
+	w->fd = runx_pidfd_open(pid, 0);
+	if (w->fd < 0)
+		return -errno;
+	w->pid = pid;
+	return 0;
+}
+
+void runx_witness_drop(struct runx_witness *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}
+
 /* The fds a census leaves free beside its watches, for the walk that
  * finds the members: its /proc directory, a /proc/PID/stat read and a
  * pidfd at once. */

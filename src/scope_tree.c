@@ -85,8 +85,7 @@ struct sweep_memory {
 /* The tree scope's own state (struct runx_scope's priv). */
 struct tree_state {
 	struct sweep_memory reached; /* of the passes against s->reached */
-	int witness;	 /* a pidfd of a child of runx (tree_has_children()),
-			  * or -1 */
+	struct runx_witness witness; /* a child of runx (tree_has_children()) */
 	size_t unprobed; /* the entries of s->reached below this index are
 			  * not tried as the witness yet (SIZE_MAX: none
 			  * tried) */
@@ -338,24 +337,20 @@ static bool tree_has_children(struct runx_scope *s)
 
 	if (t == NULL)
 		return has_children();
-	if (t->witness >= 0 && is_child(t->witness))
+	if (t->witness.fd >= 0 && is_child(t->witness.fd))
 		return true;
-	if (t->witness >= 0)
-		close(t->witness);
-	t->witness = -1;
+	runx_witness_drop(&t->witness);
 	size_t next = t->unprobed < s->reached.n ? t->unprobed : s->reached.n;
 	for (int k = 0; k < WITNESS_TRIES && next > 0; k++) {
-		int fd = runx_pidfd_open(s->reached.v[--next].pid, 0);
-		if (fd >= 0 && is_child(fd)) {
-			t->witness = fd;
+		pid_t pid = s->reached.v[--next].pid;
+		if (runx_witness_take(&t->witness, pid) == 0 &&
+		    is_child(t->witness.fd))
 			break;
-		}
-		if (fd >= 0)
-			close(fd);
+		runx_witness_drop(&t->witness);
 	}
 	if (s->reached.n > 0) /* none reached yet: none tried */
 		t->unprobed = next;
-	return t->witness >= 0 || has_children();
+	return t->witness.fd >= 0 || has_children();
 }
 
 /* Becomes a child subreaper; refuses a /proc of another pid namespace. */
@@ -562,7 +557,7 @@ static struct tree_state *tree_state(struct runx_scope *s)
 	struct tree_state *t = s->priv;
 
 	if (t == NULL && (t = calloc(1, sizeof(*t))) != NULL) {
-		t->witness = -1;
+		t->witness.fd = -1;
 		t->unprobed = SIZE_MAX;
 		s->priv = t;
 	}
@@ -759,8 +754,7 @@ static int tree_release(struct runx_scope *s)
 	runx_pidset_free(&s->reached);
 	if (t != NULL) {
 		runx_pidbits_free(&t->reached.outside);
-		if (t->witness >= 0)
-			close(t->witness);
+		runx_witness_drop(&t->witness);
 	}
 	free(t);
 	s->priv = NULL;
