@@ -167,10 +167,13 @@ int runx_proc_parse_stat(char *line, pid_t pid, struct runx_proc_stat *st)
 		skip_field(&p, &ok);	   /* kstkesp (29) ... blocked (32) */
 	st->ignored = next_field(&p, &ok); /* 33: signals 1-31 */
 	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
-	/* fields 35 (wchan) ... 47 (start_brk), then arg_start: 0 where a
-	 * kernel before 3.5 has no field 48 */
+	for (int field = 35; field < 38 && ok; field++)
+		skip_field(&p, &ok);		   /* wchan (35) ... 37 */
+	st->exit_signal = next_pid_field(&p, &ok); /* 38 */
+	/* fields 39 (processor) ... 47 (start_brk), then arg_start: 0
+	 * where a kernel before 3.5 has no field 48 */
 	bool more = ok;
-	for (int field = 35; field < 48 && more; field++)
+	for (int field = 39; field < 48 && more; field++)
 		skip_field(&p, &more);
 	unsigned long long arg_start = more ? next_field(&p, &more) : 0;
 	st->arg_start = more ? arg_start : 0; /* 48 */
@@ -328,30 +331,6 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 	return runx_proc_each_unknown(NULL, fn, arg);
 }
 
-int runx_proc_each_allocated(long lo, long hi,
-			     int (*fn)(const struct runx_proc_stat *st,
-				       void *arg),
-			     void *arg)
-{
-	struct runx_proc_stat st;
-	long end = hi, max = 0;
-	int r = 0;
-
-	if (hi < lo) { /* wrapped: lo+1 .. pid_max - 1, then 1 .. hi */
-		max = runx_proc_pid_max();
-		if (max < 0)
-			return (int)max;
-		end = max - 1;
-	}
-	for (long p = lo + 1; r == 0 && p <= end; p++)
-		if (runx_proc_stat((pid_t)p, &st) == 0)
-			r = fn(&st, arg);
-	for (long p = 1; r == 0 && max > 0 && p <= hi; p++)
-		if (runx_proc_stat((pid_t)p, &st) == 0)
-			r = fn(&st, arg);
-	return r;
-}
-
 /*
  * A pid that /proc lists but whose /proc/PID/stat is not there: gone
  * since the listing, or hidden by a mount over /proc/PID (root can).  The
@@ -398,6 +377,63 @@ static int visit(pid_t pid, bool (*known)(pid_t pid, void *arg),
 	if (s == 0)
 		return fn(&st, arg);
 	return s != -ENOENT && s != -ESRCH ? s : 0;
+}
+
+/*
+ * One pid of a window: fn's value, or 0 for one with no process.  The id
+ * of a thread that does not lead its process is passed over: it is no
+ * process (/proc does not list it), though its stat file can be read.
+ * strict: as a walk reads a listed pid (visit()), else a pid whose stat
+ * file cannot be read is passed over.
+ */
+static int window_pid(long p, bool strict,
+		      int (*fn)(const struct runx_proc_stat *st, void *arg),
+		      void *arg)
+{
+	struct runx_proc_stat st;
+	int s = runx_proc_stat((pid_t)p, &st);
+
+	if (s == -ENOENT && strict && hidden_stat((pid_t)p, &st))
+		s = 0;
+	if (s == 0)
+		return st.exit_signal == -1 ? 0 : fn(&st, arg);
+	return strict && s != -ENOENT && s != -ESRCH ? s : 0;
+}
+
+/* The pids allocated after lo up to hi, in that order (window_pid()). */
+static int each_in_window(long lo, long hi, bool strict,
+			  int (*fn)(const struct runx_proc_stat *st, void *arg),
+			  void *arg)
+{
+	long end = hi, max = 0;
+	int r = 0;
+
+	if (hi < lo) { /* wrapped: lo+1 .. pid_max - 1, then 1 .. hi */
+		max = runx_proc_pid_max();
+		if (max < 0)
+			return (int)max;
+		end = max - 1;
+	}
+	for (long p = lo + 1; r == 0 && p <= end; p++)
+		r = window_pid(p, strict, fn, arg);
+	for (long p = 1; r == 0 && max > 0 && p <= hi; p++)
+		r = window_pid(p, strict, fn, arg);
+	return r;
+}
+
+int runx_proc_each_allocated(long lo, long hi,
+			     int (*fn)(const struct runx_proc_stat *st,
+				       void *arg),
+			     void *arg)
+{
+	return each_in_window(lo, hi, false, fn, arg);
+}
+
+int runx_proc_each_since(long lo, long hi,
+			 int (*fn)(const struct runx_proc_stat *st, void *arg),
+			 void *arg)
+{
+	return each_in_window(lo, hi, true, fn, arg);
 }
 
 /* The pids of a walk, kept to be read after the listing (walk()). */

@@ -30,10 +30,15 @@ struct runx_proc_stat {
 	 * ignored, caught by a handler; signals 1-31 only (the kernel masks
 	 * the rest off) */
 	unsigned long long ignored, caught;
+	/* field 38: the signal the process sends its parent when it exits;
+	 * -1 for a thread that is not its process's leader (kernel/fork.c,
+	 * copy_process(): CLONE_THREAD), whose id /proc/ID/stat also shows
+	 * though /proc does not list it */
+	int exit_signal;
 };
 
 /*
- * Reads fields 3-6, 20, 22, 28, 33, 34 and 48 of /proc/PID/stat (parsing
+ * Reads fields 3-6, 20, 22, 28, 33, 34, 38 and 48 of /proc/PID/stat (parsing
  * after the last ')', since the command name may hold spaces and
  * parentheses).  Needs one fd
  * for the duration of the call.  Returns 0, or -errno: -ENOENT or -ESRCH
@@ -138,7 +143,8 @@ int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
  * Calls fn for each process whose pid was allocated after lo up to hi
  * (runx_proc_last_pid() values), in the order the kernel allocates them:
  * upwards, wrapping below pid_max (kernel/pid.c alloc_pid()), reading each
- * one's /proc/PID/stat (a pid with none is passed over); fn's non-zero
+ * one's /proc/PID/stat (a pid with none is passed over, and so is the id
+ * of a thread that does not lead its process); fn's non-zero
  * value ends it.  One fd at a time.  Returns 0, fn's value, or -errno if
  * pid_max is needed and cannot be read.
  */
@@ -146,6 +152,18 @@ int runx_proc_each_allocated(long lo, long hi,
 			     int (*fn)(const struct runx_proc_stat *st,
 				       void *arg),
 			     void *arg);
+
+/*
+ * runx_proc_each() for the pids allocated after lo up to hi only
+ * (runx_proc_last_pid() values), in the order the kernel allocates them
+ * (as runx_proc_each_allocated()), each read as runx_proc_each() reads
+ * one: a process /proc hides is still passed (through a pidfd), and a
+ * read that fails but for a pid with no process ends the walk.  One fd
+ * at a time (two for a hidden one).  Returns 0, fn's value, or -errno.
+ */
+int runx_proc_each_since(long lo, long hi,
+			 int (*fn)(const struct runx_proc_stat *st, void *arg),
+			 void *arg);
 
 /*
  * runx_proc_each(), but a pid for which known(pid, arg) is true is passed

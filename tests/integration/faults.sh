@@ -40,15 +40,15 @@ no_cgroup_here() {
 
 # The launch's cases (1 runx SIGKILLed, 4 failed launches) run in every
 # run; the stop's run in the default backend's only (lib.sh's
-# backend_rerun): per scope of 2: 2 newcomer, 2 fork storm, 4 pid reuse;
-# per scope of 4 (group, both, pidns): 3 forks in the grace, 4 x 3
-# copies, 3 quick copies; 2 x 4 pid wrap.
+# backend_rerun): per scope of 2, and pidns: 2 newcomer, 2 fork storm;
+# per scope of 2: 4 pid reuse; per scope of 4 (group, both, pidns): 3
+# forks in the grace, 4 x 3 copies, 3 quick copies; 2 x 4 pid wrap.
 n_launch=$((1 + 4))
 if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the stop's do not depend on the backend and ran with the default one (faults.sh)"
 else
-	plan $((n_launch + ${#scopes[@]} * (2 + 2 + 4) + (${#scopes[@]} + 2) * (3 + 4 * 3 + 3) + 2 * 4))
+	plan $((n_launch + ${#scopes[@]} * (2 + 2 + 4) + 2 + 2 + (${#scopes[@]} + 2) * (3 + 4 * 3 + 3) + 2 * 4))
 fi
 
 # runx_bg_cg ARGS...: runx in the background (RUNX_PID), with a backend
@@ -102,7 +102,7 @@ backend_rerun && done_testing
 # The command exits at once; the sleep appears a moment later (a double
 # fork through setsid).  With a 30 s grace, a newcomer that met only the
 # SIGKILL would keep runx 30 s: the bound is 15 s.
-for sc in "${scopes[@]}"; do
+for sc in "${scopes[@]}" pidns; do
 	no_cgroup_here "$sc" 2 "$sc: setsid double fork after the exit" && continue
 	new_marker m
 	runx_bg_cg --kill-scope="$sc" -k 30 -- sh -c "(setsid sh -c 'sleep $m' &); exit 0"
@@ -116,7 +116,7 @@ done
 # each newcomer must get the first signal (SIGTERM kills a sleep) well
 # before, so runx ends within 20 s (the loop itself is bounded: 2000
 # rounds).
-for sc in "${scopes[@]}"; do
+for sc in "${scopes[@]}" pidns; do
 	no_cgroup_here "$sc" 2 "$sc: fork storm" && continue
 	new_marker m
 	runx_bg_cg --kill-scope="$sc" -t 0.5s -k 30s -- \

@@ -14,13 +14,14 @@ setup_nobody
 
 # 23 per user (root, nobody), 3 id maps, 6 signals, 2 --wait-all, 7
 # stdio, 3 -v and report, 5 alive at the deadline, 2 per backend when
-# RUNX_LAUNCH is not set, 6 the first signal's look at every process,
-# 2 + 2 where namespaces cannot be made (2 with seccomp, on x86-64 only)
+# RUNX_LAUNCH is not set, 6 the first signal's look at every process, 2
+# threads born in a stop, 2 + 2 where namespaces cannot be made (2 with
+# seccomp, on x86-64 only)
 n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 6 + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 6 + 2 + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -336,6 +337,34 @@ if have_strace 6 "pidns, the first signal with no look at every process first"; 
 	census_case "pidns, a command that does not catch TERM" no 143
 	census_case "pidns, a command that traps TERM" yes 7
 fi
+
+# --- a thread born during the stop is no newcomer ------------------------------
+# The command catches TERM once the deadline passes, and starts 4 threads
+# in its handler, then exits 1.5 s later.  The newcomer passes of the
+# grace period read only the ids allocated since the pass before, where
+# the threads' ids are too (/proc/TID/stat can be read, though /proc does
+# not list a thread): none must be taken for a newcomer and get the first
+# signal again (kill(2) of a thread's id signals its process).  2 tests.
+m=""
+new_marker m
+d=$(mktemp -d "$TMPD/threads.XXXXXX")
+st=$(st runx "${LAUNCH_ARGS[@]}" --kill-scope=pidns -t 1 -k 20 -- "$PY" -c '
+import os, signal, sys, threading, time
+out, marker = sys.argv[1], sys.argv[2]
+termed = []
+def on_term(sig, frame):
+    with open(out, "a") as f:
+        f.write("TERM\n")
+    if not termed:
+        termed.append(time.monotonic())
+        for _ in range(4):
+            threading.Thread(target=time.sleep, args=(3,), daemon=True).start()
+signal.signal(signal.SIGTERM, on_term)
+while not termed or time.monotonic() - termed[0] < 1.5:
+    time.sleep(0.05)
+' "$d/terms" "$m")
+assert_eq "pidns, threads born in the TERM handler: 124 (the command ended in the grace period)" 124 "$st"
+assert_eq "pidns, threads born in the TERM handler: the command got TERM once" "TERM" "$(cat "$d/terms" 2>&1)"
 
 # --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
 f=$TMPD/started

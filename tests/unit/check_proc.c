@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -400,6 +401,22 @@ START_TEST(the_children_are_listed)
 }
 END_TEST
 
+/* Forks a child that lives until go[1] is closed (or written to);
+ * returns its pid. */
+static pid_t fork_until_closed(const int go[2])
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	return pid;
+}
+
 START_TEST(the_pids_allocated_since_are_read)
 {
 	pid_t seen[3] = {0, 0, 0};
@@ -407,14 +424,7 @@ START_TEST(the_pids_allocated_since_are_read)
 
 	ck_assert_int_eq(pipe(go), 0);
 	long before = runx_proc_last_pid();
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		(void)!read(go[0], &c, 1); /* alive until the parent looked */
-		_exit(0);
-	}
+	pid_t pid = fork_until_closed(go);
 	close(go[0]);
 	long after = runx_proc_last_pid();
 	seen[0] = pid;
@@ -428,6 +438,67 @@ START_TEST(the_pids_allocated_since_are_read)
 	ck_assert_int_eq(
 	    runx_proc_each_allocated(after, after, count_entry, seen), 0);
 	ck_assert_int_eq(seen[2], 0);
+}
+END_TEST
+
+/* A thread that writes its id to fds[1], then waits for fds[2] to have
+ * something to read (or to close). */
+static void *tell_and_wait(void *arg)
+{
+	int *fds = arg;
+	pid_t tid = gettid();
+	char c;
+
+	(void)!write(fds[1], &tid, sizeof(tid));
+	(void)!read(fds[2], &c, 1);
+	return NULL;
+}
+
+/*
+ * A thread's id is allocated as a pid is, and /proc/TID/stat can be read
+ * though /proc does not list it, with exit_signal -1 (field 38).  A walk
+ * of the ids allocated since passes over it, and still reads a process
+ * forked in the same window.
+ */
+START_TEST(a_thread_is_no_process_of_a_window)
+{
+	int told[2], go[2], fds[3];
+	pid_t tid = 0, seen[3] = {0, 0, 0};
+	struct runx_proc_stat st;
+	pthread_t t;
+
+	ck_assert_int_eq(pipe(told), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	fds[1] = told[1];
+	fds[2] = go[0];
+	long before = runx_proc_last_pid();
+	ck_assert_int_eq(pthread_create(&t, NULL, tell_and_wait, fds), 0);
+	ck_assert_int_eq(read(told[0], &tid, sizeof(tid)), sizeof(tid));
+	pid_t pid = fork_until_closed(go);
+	long after = runx_proc_last_pid();
+	ck_assert_int_eq(runx_proc_stat(tid, &st), 0);
+	ck_assert_int_eq(st.exit_signal, -1);
+	ck_assert_int_eq(runx_proc_stat(getpid(), &st), 0);
+	ck_assert_int_ne(st.exit_signal, -1);
+	/* another process of the machine may have ids in the window too:
+	 * only the thread and the child are looked for */
+	for (int since = 0; since < 2; since++) {
+		int (*each)(long, long,
+			    int (*)(const struct runx_proc_stat *, void *),
+			    void *) =
+		    since ? runx_proc_each_since : runx_proc_each_allocated;
+		seen[0] = tid;
+		seen[1] = 0;
+		ck_assert_int_eq(each(before, after, count_entry, seen), 0);
+		ck_assert_int_eq(seen[1], 0); /* the thread: passed over */
+		seen[0] = pid;
+		seen[1] = 0;
+		ck_assert_int_eq(each(before, after, count_entry, seen), 0);
+		ck_assert_int_eq(seen[1], 1); /* the child: read */
+	}
+	close(go[1]);
+	pthread_join(t, NULL);
+	waitpid(pid, NULL, 0);
 }
 END_TEST
 
@@ -539,6 +610,7 @@ int main(void)
 	tcase_add_test(tc, the_last_pid_moves_with_a_fork);
 	tcase_add_test(tc, the_children_are_listed);
 	tcase_add_test(tc, the_pids_allocated_since_are_read);
+	tcase_add_test(tc, a_thread_is_no_process_of_a_window);
 	tcase_add_test(tc, a_pidset_finds_each_incarnation);
 	tcase_add_test(tc, pidbits_forget_exactly_the_range);
 	tcase_add_test(tc, pidbits_grow_clear_and_free);
