@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -25,11 +26,18 @@
  * The group scope's own state (struct runx_scope's priv): a live member a
  * scan of /proc found, the witness, held by a pidfd, so that a census
  * that only asks whether the group is empty needs no scan while it
- * lives (group_census()).
+ * lives (group_census()); and what lets a newcomer pass read only the
+ * pids allocated since the pass before (group_newcomers()).
  */
 struct group_state {
 	struct runx_witness witness; /* its pid is its own while the pidfd
 				      * shows it alive */
+	long pass_pid; /* the pid allocated last when the first signal, or
+			* the last newcomer pass, began (0: none) */
+	struct runx_pidset outside; /* processes of the group's session born
+				     * since the first signal, outside the
+				     * group when last seen: setpgid(2) may
+				     * move one into it */
 };
 
 /*
@@ -91,7 +99,9 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
  * found zombies of the group and no live member, the pids allocated since
  * are read one by one, round after round, each round from where the last
  * one ended, while the round before found a zombie of the group among
- * them: a live member found is counted (a thread of one counts too); a
+ * them: a live member found is counted (a thread's id is passed over:
+ * its process's pid was listed, or allocated since too, and the stat of
+ * a leader that exited counts its live threads, runx_proc_is_dead()); a
  * round without a zombie of the group proves the group empty but for its
  * zombies.  If the pid counter cannot be read, or after HOP_ROUNDS rounds,
  * the group counts as alive (the stop goes on, a later census looks
@@ -265,7 +275,13 @@ static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 	bool copies =
 	    s->proc_trusted && runx_proc_pid_may_divert(s->child, sig);
 	int r = count ? count_group(s) : 1;
+	struct group_state *gs = s->proc_trusted ? group_state(s) : NULL;
 
+	if (gs != NULL) {
+		long last = runx_proc_last_pid();
+		gs->pass_pid = last > 0 ? last : 0;
+		runx_pidset_free(&gs->outside);
+	}
 	s->stop_tick = runx_proc_uptime_ticks();
 	if (copies)
 		runx_copies_find(&g);
@@ -282,6 +298,9 @@ struct group_newcomers {
 	struct runx_scope *scope;
 	int sig;
 	int reached;
+	struct runx_pidset *outside; /* where a pass notes the processes of
+				      * the session outside the group born
+				      * since the first signal, or NULL */
 };
 
 /*
@@ -297,8 +316,17 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 	struct group_newcomers *g = arg;
 	struct runx_scope *s = g->scope;
 
-	if (st->pgrp != s->child || runx_proc_is_dead(st))
+	if (runx_proc_is_dead(st))
 		return 0;
+	if (st->pgrp != s->child) {
+		/* only a process of the same session can join the group
+		 * (setpgid(2): EPERM else), and not its leader */
+		if (g->outside != NULL && st->session == s->child &&
+		    st->pid != s->child && st->start_time >= s->stop_tick &&
+		    !runx_pidset_has(g->outside, st))
+			return runx_pidset_add(g->outside, st, false);
+		return 0;
+	}
 	int one =
 	    runx_reach_late(&s->reached, st, s->stop_tick, g->sig, NULL, NULL);
 	if (one == -ENOMEM)
@@ -308,19 +336,67 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 }
 
 /*
+ * Looks again at the processes of the session that were outside the
+ * group (gs->outside), oldest first: one that joined it since is a
+ * newcomer; one still outside is noted again (g->outside is gs->outside,
+ * emptied first).  A process gone, or another in its pid, is dropped.
+ * 0, or -errno (ENOMEM, EMFILE, ...).
+ */
+static int look_outside(struct group_state *gs, struct group_newcomers *g)
+{
+	struct runx_pidset seen = gs->outside;
+	struct runx_proc_stat st;
+	int r = 0;
+
+	memset(&gs->outside, 0, sizeof(gs->outside));
+	for (size_t i = 0; r == 0 && i < seen.n; i++) {
+		int e = runx_proc_stat(seen.v[i].pid, &st);
+		if (e == 0 && st.start_time == seen.v[i].start_time)
+			r = signal_newcomer(&st, g);
+		else if (e != 0 && e != -ENOENT && e != -ESRCH)
+			r = e; /* out of fds: the next pass walks /proc */
+	}
+	runx_pidset_free(&seen);
+	return r;
+}
+
+/*
  * Processes born into the group after the first signal (a TERM handler
  * that forks): kill(2) of -pgid reached everyone present then, but not
  * them; found by their start time in /proc, oldest first (a parent before
- * its children, runx_proc_each_oldest_first()).
+ * its children).  Such a process has a pid allocated since the pass
+ * before (the first: since just before the first signal), or was born
+ * outside the group in its session and joined it later (setpgid(2)): so
+ * a pass looks again at those of the session it found outside, then
+ * reads only the pids allocated since, in the order they were allocated
+ * (runx_proc_each_since()).  Else, where the group leads no session of its
+ * own, or the pass before failed, a walk of all of /proc
+ * (runx_newcomer_window(), runx_proc_each_oldest_first()), which notes
+ * those outside anew.
  */
 static int group_newcomers(struct runx_scope *s, int sig)
 {
-	struct group_newcomers g = {s, sig, 0};
+	struct group_state *gs =
+	    s->proc_trusted && s->child_leads_session ? group_state(s) : NULL;
+	struct group_newcomers g = {s, sig, 0, gs ? &gs->outside : NULL};
+	int r;
 
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    (kill(-s->child, 0) < 0 && errno == ESRCH))
 		return 0;
-	int r = runx_proc_each_oldest_first(signal_newcomer, &g);
+	long now = runx_proc_last_pid();
+	if (gs != NULL && runx_newcomer_window(s, gs->pass_pid, now)) {
+		r = look_outside(gs, &g);
+		if (r == 0)
+			r = runx_proc_each_since(gs->pass_pid, now,
+						 signal_newcomer, &g);
+	} else {
+		if (gs != NULL)
+			runx_pidset_free(&gs->outside);
+		r = runx_proc_each_oldest_first(signal_newcomer, &g);
+	}
+	if (gs != NULL)
+		gs->pass_pid = r == 0 && now > 0 ? now : 0;
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 
@@ -330,8 +406,10 @@ static int group_release(struct runx_scope *s)
 	struct group_state *g = s->priv;
 
 	runx_pidset_free(&s->reached);
-	if (g != NULL)
+	if (g != NULL) {
 		runx_witness_drop(&g->witness);
+		runx_pidset_free(&g->outside);
+	}
 	free(g);
 	s->priv = NULL;
 	return 0;

@@ -14,6 +14,17 @@ extern const struct runx_scope_ops runx_scope_cgroup_ops;
 extern const struct runx_scope_ops runx_scope_pidns_ops;
 
 /*
+ * True if a newcomer pass of the pidns or group scope may read only the
+ * pids allocated after from up to now (runx_proc_last_pid() values;
+ * runx_proc_each_since()) rather than walk all of /proc: from is known
+ * (> 0), the counter neither wrapped below it nor moved by more than
+ * 4096 since, and no process a signal reached as a fork copy waits in
+ * s->reached to be looked at again (runx_reach_again(): its pid may be
+ * older than from).
+ */
+bool runx_newcomer_window(const struct runx_scope *s, long from, long now);
+
+/*
  * A process held by a pidfd as the sign that a scope still has a member:
  * the census of the tree and group scopes asks it alone, instead of
  * reading every member at each SIGCHLD of a stop.  fd is -1 when there is

@@ -427,20 +427,6 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-/* The most pids a newcomer pass reads one by one, as allocated since the
- * pass before (runx_proc_each_since()), rather than in a walk of /proc. */
-#define WINDOW_MAX 4096
-
-/* True if a process a signal reached as a fork copy waits to be looked at
- * again (runx_reach_again()), whenever its pid was allocated. */
-static bool copies_pending(const struct runx_scope *s)
-{
-	for (size_t i = 0; i < s->reached.n; i++)
-		if (s->reached.v[i].fork_copy)
-			return true;
-	return false;
-}
-
 /*
  * The first signal and SIGCONT to processes born since it was sent,
  * oldest first (a parent before its children).  A process of the
@@ -451,24 +437,22 @@ static bool copies_pending(const struct runx_scope *s)
  * children to come).  So a pass reads only those pids, in the order they
  * were allocated (runx_proc_each_since()), where it can: with 10,000
  * processes that die slowly, each pass read all 10,000 stat files, 50 ms
- * of runx's CPU time here.  A walk of all of /proc, oldest first
- * (runx_proc_each_oldest_first()), where the pid counter wrapped, moved
- * more than WINDOW_MAX, cannot be read, or the pass before failed, and
- * while a fork copy waits to be looked at again.
+ * of runx's CPU time here.  Else, or where the pass before failed, a
+ * walk of all of /proc, oldest first (runx_newcomer_window(),
+ * runx_proc_each_oldest_first()).
  */
 static int pidns_newcomers(struct runx_scope *s, int sig)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
 	struct runx_pidns *ns = NS(s);
-	long now = s->proc_trusted ? runx_proc_last_pid() : -1, from;
+	long now = s->proc_trusted ? runx_proc_last_pid() : -1;
 	int r;
 
 	if (s->stop_tick == 0 || !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	from = ns->pass_pid;
-	if (from > 0 && now >= from && now - from <= WINDOW_MAX &&
-	    !copies_pending(s))
-		r = runx_proc_each_since(from, now, signal_newcomer, &g);
+	if (runx_newcomer_window(s, ns->pass_pid, now))
+		r = runx_proc_each_since(ns->pass_pid, now, signal_newcomer,
+					 &g);
 	else
 		r = runx_proc_each_oldest_first(signal_newcomer, &g);
 	ns->pass_pid = r == 0 && now > 0 ? now : 0;

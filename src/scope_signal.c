@@ -143,6 +143,20 @@ void runx_copies_note(struct runx_copies *c, bool sent)
 	runx_pidset_free(&c->found);
 }
 
+/* The most pids a newcomer pass reads one by one, as allocated since the
+ * pass before, rather than in a walk of /proc (runx_newcomer_window()). */
+#define WINDOW_MAX 4096
+
+bool runx_newcomer_window(const struct runx_scope *s, long from, long now)
+{
+	if (from <= 0 || now < from || now - from > WINDOW_MAX)
+		return false;
+	for (size_t i = 0; i < s->reached.n; i++)
+		if (s->reached.v[i].fork_copy)
+			return false;
+	return true;
+}
+
 int runx_witness_take(struct runx_witness *w, pid_t pid)
 {
 	runx_witness_drop(w);

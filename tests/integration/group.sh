@@ -8,8 +8,8 @@
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
 # --wait-all, 6 more, 6 orphans, 4 with the subreaper refused, 5 orphans
-# that end one after another
-plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5))
+# that end one after another, 3 a newcomer that joins the group
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5 + 3))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -235,5 +235,48 @@ fi
 # (runx(1), group): it must not take the first one's end for the group's
 # (one_after_another_case, lib.sh; the orphans stay in the group).
 one_after_another_case group group "${LAUNCH_ARGS[@]}"
+
+# --- a newcomer that joins the group after its birth -------------------------------
+# A pass for newcomers reads the pids allocated since the pass before; a
+# process born in the stop into another process group of the job's
+# session, which joins the command's group later (setpgid(2)), must still
+# get the first signal once it is a member: its TERM handler writes "t".
+# The command, in its TERM handler, starts it in a group of its own
+# (Popen's process_group) and lives 2 s more; the child joins 0.6 s after
+# it started.  A child that met only the SIGKILL (at 5 s) wrote no "t".
+new_marker m
+d=$(mktemp -d "$TMPD/joins.XXXXXX")
+cat >"$d/child.py" <<'PYEOF'
+import os, signal, sys, time
+out, pgid = sys.argv[1], int(sys.argv[2])
+def term(sig, frame):
+    with open(out, "a") as f:
+        f.write("t\n")
+    os._exit(0)
+signal.signal(signal.SIGTERM, term)
+with open(out, "a") as f:
+    f.write("outside %d\n" % os.getpgid(0))
+time.sleep(0.6)
+os.setpgid(0, pgid)
+with open(out, "a") as f:
+    f.write("joined\n")
+time.sleep(30)
+PYEOF
+s=0
+runx "${LAUNCH_ARGS[@]}" -t 1 -k 5 -- "$PY" -c '
+import os, signal, subprocess, sys, time
+def term(sig, frame):
+    subprocess.Popen([sys.executable, sys.argv[1], sys.argv[2],
+                      str(os.getpgid(0)), sys.argv[3]], process_group=0)
+    time.sleep(2)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, term)
+while True:
+    time.sleep(0.1)
+' "$d/child.py" "$d/out" "$m" >/dev/null 2>&1 || s=$?
+assert_eq "group, a newcomer that joins the group: 124" 124 "$s"
+assert_match "group, a newcomer that joins the group: born outside it, joined it, and its TERM handler ran" \
+	"^outside [0-9]+"$'\n'"joined"$'\n'"t\$" "$(cat "$d/out" 2>&1)"
+assert_dead "group, a newcomer that joins the group: it is gone" "$m"
 
 done_testing
