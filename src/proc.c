@@ -457,6 +457,47 @@ static bool defer(struct deferred *d, pid_t pid)
 	return true;
 }
 
+/* The next pid /proc lists into *pid: 1, 0 at the end of the list, or
+ * -errno. */
+static int next_pid(DIR *dir, pid_t *pid)
+{
+	struct dirent *d;
+
+	for (;;) {
+		errno = 0;
+		if ((d = readdir(dir)) == NULL)
+			return -errno; /* 0 at the end of the list */
+		if (isdigit((unsigned char)d->d_name[0])) {
+			*pid = (pid_t)atoi(d->d_name);
+			return 1;
+		}
+	}
+}
+
+int runx_proc_list(pid_t **pids, size_t *n)
+{
+	struct deferred all = {NULL, 0, 0};
+	DIR *dir = opendir("/proc");
+	pid_t pid;
+	int r;
+
+	if (dir == NULL)
+		return -errno;
+	while ((r = next_pid(dir, &pid)) > 0)
+		if (!defer(&all, pid)) {
+			r = -ENOMEM;
+			break;
+		}
+	closedir(dir);
+	if (r < 0) {
+		free(all.v);
+		return r;
+	}
+	*pids = all.v;
+	*n = all.n;
+	return 0;
+}
+
 /*
  * The walk of /proc: each pid listed, in ascending order as listed; with
  * oldest_first, the pids are kept and read after the listing, those
@@ -469,23 +510,16 @@ static int walk(bool (*known)(pid_t pid, void *arg),
 {
 	struct deferred later = {NULL, 0, 0};
 	DIR *dir = opendir("/proc");
-	struct dirent *d;
-	int r = 0;
+	pid_t pid;
+	int r = 0, more;
 
 	if (dir == NULL)
 		return -errno;
-	while (r == 0) {
-		errno = 0;
-		if ((d = readdir(dir)) == NULL) {
-			r = -errno; /* 0 at the end of the list */
-			break;
-		}
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		pid_t pid = (pid_t)atoi(d->d_name);
-		if (oldest_first && defer(&later, pid))
-			continue;
-		r = visit(pid, known, fn, arg);
+	while (r == 0 && (more = next_pid(dir, &pid)) != 0) {
+		if (more < 0)
+			r = more;
+		else if (!oldest_first || !defer(&later, pid))
+			r = visit(pid, known, fn, arg);
 	}
 	closedir(dir);
 	if (r == 0 && later.n > 0) {

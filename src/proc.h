@@ -176,6 +176,14 @@ int runx_proc_each_unknown(bool (*known)(pid_t pid, void *arg),
 			   void *arg);
 
 /*
+ * The pids /proc lists, in the order listed (ascending), into *pids
+ * (malloc(3)'d, 4 bytes each: the caller frees it) and their number into
+ * *n.  One fd while it runs.  0, or -errno (ENOMEM, EMFILE, ...): nothing
+ * to free then.
+ */
+int runx_proc_list(pid_t **pids, size_t *n);
+
+/*
  * runx_proc_each(), in the order the pids were allocated as far as one
  * wrap of the pid counter goes: the pids listed are kept (4 bytes each)
  * and read after the listing, first those above the pid allocated last

@@ -32,8 +32,11 @@
 struct group_state {
 	struct runx_witness witness; /* its pid is its own while the pidfd
 				      * shows it alive */
-	long pass_pid; /* the pid allocated last when the first signal, or
-			* the last newcomer pass, began (0: none) */
+	pid_t *listed;	/* the pids of the last listing of /proc for a new
+			 * witness (ascending), or NULL */
+	size_t untried; /* those below this index are not tried yet */
+	long pass_pid;	/* the pid allocated last when the first signal, or
+			 * the last newcomer pass, began (0: none) */
 	struct runx_pidset outside; /* processes of the group's session born
 				     * since the first signal, outside the
 				     * group when last seen: setpgid(2) may
@@ -84,6 +87,19 @@ static int count_member(const struct runx_proc_stat *st, void *arg)
 	return 0;
 }
 
+/*
+ * runx_proc_each_unknown()'s known: a process outside the group, or gone
+ * (getpgid(2): one system call, where its stat file takes three and the
+ * kernel's formatting of 52 fields), which a scan need not read.
+ */
+static bool outside_group(pid_t pid, void *arg)
+{
+	const struct group_scan *g = arg;
+	pid_t pgrp = getpgid(pid);
+
+	return pgrp >= 0 ? pgrp != g->pgrp : errno == ESRCH;
+}
+
 /* Rounds of follow_hops() before the group counts as alive. */
 #define HOP_ROUNDS 256
 
@@ -125,9 +141,10 @@ static void follow_hops(struct group_scan *g, long before)
 }
 
 /*
- * Counts the group's member processes in /proc (zombies are dead).  The
- * kill(2) before found a member: if /proc shows none at all, neither live
- * nor zombie, one is hidden from it (a mount over /proc/PID): the group
+ * Counts the group's member processes in /proc (zombies are dead),
+ * reading the stat file of the members only (outside_group()).  The
+ * kill(2) before found a member: if /proc shows none at all, neither live nor
+ * zombie, one is hidden from it (a mount over /proc/PID): the group
  * counts as alive, since only the kernel's ESRCH says it is empty.  If it
  * shows only zombies, follow_hops() looks for a member born after the
  * list.
@@ -136,7 +153,7 @@ static int scan_group(struct runx_scope *s, struct runx_census *c, pid_t *live)
 {
 	struct group_scan g = {s->child, c, 0, getpid(), 0};
 	long before = runx_proc_last_pid();
-	int r = runx_proc_each(count_member, &g);
+	int r = runx_proc_each_unknown(outside_group, count_member, &g);
 
 	if (r == 0 && c->count == 0 && g.dead == 0)
 		c->count = 1;
@@ -190,6 +207,34 @@ static void take_witness(const struct runx_scope *s, struct group_state *g,
 }
 
 /*
+ * Makes a live member the witness with no read of a stat file: the pids
+ * of the last listing of /proc not tried yet, from the last listed back
+ * (the youngest first, likely the last to end), a member found by
+ * getpgid(2), alive by its pidfd (take_witness()); once all are tried, a
+ * new listing, tried likewise.  True if one was found.  Each pid is tried
+ * once per listing, so the censuses of a stop that see their witness end
+ * one after another try each process of /proc once between them.
+ */
+static bool next_witness(const struct runx_scope *s, struct group_state *g)
+{
+	for (int listing = 0; listing < 2; listing++) {
+		while (g->untried > 0) {
+			pid_t pid = g->listed[--g->untried];
+			if (getpgid(pid) != s->child)
+				continue;
+			take_witness(s, g, pid);
+			if (g->witness.fd >= 0)
+				return true;
+		}
+		free(g->listed);
+		g->listed = NULL;
+		if (listing > 0 || runx_proc_list(&g->listed, &g->untried) < 0)
+			break;
+	}
+	return false;
+}
+
+/*
  * A census that only asks whether the group is empty (no count, no
  * names), while the witness lives, is answered by it alone, with a watch
  * on it: two system calls.  kill(2) of -pgid reads every member, and a
@@ -197,7 +242,9 @@ static void take_witness(const struct runx_scope *s, struct group_state *g,
  * the group end one by one (5,000 that end within 4 s: 4.0 s of runx's
  * CPU time, 0.7 s with the witness).  Else kill(2) with signal 0: ESRCH,
  * the common case, needs no /proc scan and no fd, and is the only proof
- * of an empty group.  A group with members is then counted in /proc,
+ * of an empty group.  Such a census then looks for a new witness
+ * (next_witness(): while 5,000 members died, the scan that found one
+ * read 5,800 stat files).  A group with members is then counted in /proc,
  * where a zombie member (kill(2) still finds it) does not count, but a
  * leader whose other threads run does (runx_proc_is_dead()), and the last
  * live member listed becomes the witness; if /proc cannot be read, or is
@@ -209,13 +256,18 @@ static void group_census(struct runx_scope *s, struct runx_census *c)
 	struct group_state *g = s->proc_trusted ? group_state(s) : NULL;
 	pid_t live = 0;
 
-	if (g != NULL && !c->want_count && c->pids == NULL &&
-	    witness_lives(s, g)) {
+	bool any = !c->want_count && c->pids == NULL;
+
+	if (g != NULL && any && witness_lives(s, g)) {
 		runx_census_found(c, g->witness.pid); /* its exit wakes runx */
 		return;
 	}
 	if (kill(-s->child, 0) < 0 && errno == ESRCH)
 		return;
+	if (g != NULL && any && next_witness(s, g)) {
+		runx_census_found(c, g->witness.pid);
+		return;
+	}
 	if (!s->proc_trusted) {
 		c->count = 1; /* a member, maybe a zombie: all it can tell */
 		c->unnamed = true;
@@ -409,6 +461,7 @@ static int group_release(struct runx_scope *s)
 	if (g != NULL) {
 		runx_witness_drop(&g->witness);
 		runx_pidset_free(&g->outside);
+		free(g->listed);
 	}
 	free(g);
 	s->priv = NULL;

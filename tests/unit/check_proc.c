@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -502,6 +503,32 @@ START_TEST(a_thread_is_no_process_of_a_window)
 }
 END_TEST
 
+/* The listing holds this process and its child, in ascending order. */
+START_TEST(a_listing_holds_every_process_in_order)
+{
+	int go[2];
+	pid_t *pids = NULL;
+	size_t n = 0;
+	bool self = false, child = false;
+
+	ck_assert_int_eq(pipe(go), 0);
+	pid_t pid = fork_until_closed(go);
+	close(go[0]);
+	ck_assert_int_eq(runx_proc_list(&pids, &n), 0);
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	ck_assert_uint_gt(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			ck_assert_int_lt(pids[i - 1], pids[i]);
+		self = self || pids[i] == getpid();
+		child = child || pids[i] == pid;
+	}
+	free(pids);
+	ck_assert(self && child);
+}
+END_TEST
+
 START_TEST(a_pidset_finds_each_incarnation)
 {
 	struct runx_pidset set = {0};
@@ -611,6 +638,7 @@ int main(void)
 	tcase_add_test(tc, the_children_are_listed);
 	tcase_add_test(tc, the_pids_allocated_since_are_read);
 	tcase_add_test(tc, a_thread_is_no_process_of_a_window);
+	tcase_add_test(tc, a_listing_holds_every_process_in_order);
 	tcase_add_test(tc, a_pidset_finds_each_incarnation);
 	tcase_add_test(tc, pidbits_forget_exactly_the_range);
 	tcase_add_test(tc, pidbits_grow_clear_and_free);
