@@ -135,10 +135,40 @@ static pid_t pidns_command_pid(const struct runx_scope *s)
 	return cmd > 0 ? cmd : 0;
 }
 
-/* True if the /proc/PID/stat below procfd shows a live process. */
+/* True if PID/task below procfd lists a thread besides the leader (or
+ * cannot be listed but for a process gone: alive). */
+static bool member_threads(int procfd, const char *pid)
+{
+	char path[300];
+	struct dirent *e;
+	int tasks = 0;
+
+	snprintf(path, sizeof(path), "%s/task", pid);
+	int fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;
+	DIR *dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return true;
+	}
+	while (tasks < 2 && (e = readdir(dir)) != NULL)
+		tasks += isdigit((unsigned char)e->d_name[0]) != 0;
+	closedir(dir);
+	return tasks > 1;
+}
+
+/*
+ * True if the /proc/PID/stat below procfd shows a live process: not X,
+ * nor Z unless other threads of it run (a leader that called
+ * pthread_exit(3) shows Z until they end; as runx_proc_is_dead(), with
+ * the namespace's /proc).  A stat that cannot be read but for a process
+ * gone, or parsed, counts as alive.
+ */
 static bool member_alive(int procfd, const char *pid)
 {
-	char path[300], buf[512];
+	char path[300], buf[1024];
+	struct runx_proc_stat st;
 
 	snprintf(path, sizeof(path), "%s/stat", pid);
 	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
@@ -149,9 +179,12 @@ static bool member_alive(int procfd, const char *pid)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	const char *end = strrchr(buf, ')');
-	return end == NULL || end[1] == '\0' ||
-	       (end[2] != 'Z' && end[2] != 'X');
+	if (runx_proc_parse_stat(buf, atoi(pid), &st) < 0)
+		return true;
+	if (st.state == 'X' || st.state == 'x')
+		return false;
+	return st.state != 'Z' ||
+	       (st.threads != 1 && member_threads(procfd, pid));
 }
 
 /*

@@ -13,7 +13,7 @@ require_python3 "to read the JSON report and to install a seccomp filter"
 setup_nobody
 
 # 23 per user (root, nobody), 3 id maps, 6 signals, 2 --wait-all, 7
-# stdio, 3 -v and report, 5 alive at the deadline, 2 per backend when
+# stdio, 3 -v and report, 7 alive at the deadline, 2 per backend when
 # RUNX_LAUNCH is not set, 6 the first signal's look at every process, 2
 # threads born in a stop, 2 + 2 where namespaces cannot be made (2 with
 # seccomp, on x86-64 only)
@@ -21,7 +21,7 @@ n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 5 + n_backend + 6 + 2 + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 7 + n_backend + 6 + 2 + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -298,6 +298,28 @@ print(",".join("%s:%s" % (s["signal"], s["processes"])
 assert_eq "-v: the first signal's line counts the 3 processes" 1 \
 	"$(grep -c "sending: SIGTERM to pid namespace of init [0-9]* (3 processes)\$" "$TMPD/alive.err")"
 assert_dead "alive at the deadline: nothing left" "$m"
+
+# Processes whose main thread exited while another runs (pthread_exit(3)
+# from main: /proc/PID/stat says Z) are alive, and counted so: 3 again.
+ADVERSARY=$(dirname "$TESTLIB")/cgroup-adversary.py
+d=$(mktemp -d "$TMPD/zl.XXXXXX")
+on_time 0.3 "$d/ready" "$d/z1" "$d/z1.ready" "$d/z2" "$d/z2.ready" "2>$d/err" -- \
+	runx --kill-scope=pidns -t @T -k 0.3 --report="$d/r.json" -- \
+	sh -c 'trap "" TERM; for i in 1 2; do "$1" "$2" zombie-leader "$3/z$i" & done
+		while [ ! -e "$3/z1.ready" ] || [ ! -e "$3/z2.ready" ]; do sleep 0.01; done; : >"$3/ready"; wait' \
+	sh "$PY" "$ADVERSARY" "$d"
+assert_eq "--report, two processes whose main thread exited: alive at the deadline and after the grace, and each signal reached, count 3" \
+	"3,3,SIGTERM:3,SIGCONT:3,SIGKILL:3" \
+	"$($PY -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("%d,%d,%s" % (r["alive_at_deadline"]["count"], r["alive_after_grace"]["count"],
+      ",".join("%s:%s" % (s["signal"], s["processes"]) for s in r["signals_sent"])))' "$d/r.json" 2>&1)"
+read -r z1 z1start <"$d/z1" || true
+read -r z2 z2start <"$d/z2" || true
+both_gone() { pid_gone "$1" "$2" && pid_gone "$3" "$4"; }
+assert_true "two processes whose main thread exited: both gone" \
+	both_gone "${z1:-0}" "${z1start:-0}" "${z2:-0}" "${z2start:-0}"
 
 # --- every backend, once (the per-backend runs of make check cover the rest) ---------------------
 if [ -z "${RUNX_LAUNCH:-}" ]; then
