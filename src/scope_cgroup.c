@@ -420,8 +420,10 @@ static int signal_cgroup_pid(pid_t pid, void *arg)
 	 * new process (start time 0 where /proc cannot tell) */
 	if (read != NULL)
 		id = *read;
-	else if (runx_proc_stat(pid, &id) < 0)
-		id = (struct runx_proc_stat){.pid = pid};
+	else if (!cs->scope->proc_trusted || runx_proc_stat(pid, &id) < 0)
+		id = (struct runx_proc_stat){.pid = pid}; /* another namespace's
+							   * /proc: not this
+							   * pid's */
 	if (cs->spare_pgrp > 0 && id.pgrp == cs->spare_pgrp)
 		return 0;
 	struct runx_pidset_entry *e =

@@ -130,8 +130,13 @@ static int pidns_launch(struct runx_scope *s, struct runx_launch_request *req,
 /* The command: the init's only child, on runx's side of the namespace. */
 static pid_t pidns_command_pid(const struct runx_scope *s)
 {
-	pid_t cmd = runx_proc_first_child(s->child);
+	pid_t cmd = 0;
 
+	/* its pidfd, from the init; else the init's first child in /proc,
+	 * if /proc is runx's namespace's */
+	if (NS(s)->command_pidfd < 0 ||
+	    runx_pidfd_pid(NS(s)->command_pidfd, &cmd) < 0)
+		cmd = s->proc_trusted ? runx_proc_first_child(s->child) : 0;
 	return cmd > 0 ? cmd : 0;
 }
 
@@ -350,6 +355,13 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 	if (c->pids != NULL && c->watch == NULL && name_members(s, c))
 		return;
 	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
+	if (!s->proc_trusted) {
+		/* /proc/PID/root/proc is another process's: runx cannot see
+		 * into the namespace (as the group scope, runx(1) BUGS) */
+		c->count = 1;
+		c->unnamed = true;
+		return;
+	}
 	if (!c->want_count && c->pids == NULL) {
 		c->count = 1; /* alive: the init is; no need to walk */
 		return;
@@ -481,7 +493,10 @@ static int pidns_newcomers(struct runx_scope *s, int sig)
 	long now = s->proc_trusted ? runx_proc_last_pid() : -1;
 	int r;
 
-	if (s->stop_tick == 0 || !read_namespace(s, g.ns, sizeof(g.ns)))
+	/* another namespace's /proc: /proc/PID/ns/pid of the init's pid is
+	 * another process's, and would match processes outside the job */
+	if (s->stop_tick == 0 || !s->proc_trusted ||
+	    !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
 	if (runx_newcomer_window(s, ns->pass_pid, now))
 		r = runx_proc_each_since(ns->pass_pid, now, signal_newcomer,

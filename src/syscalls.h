@@ -140,6 +140,21 @@ static inline int runx_pidfd_ppid(int pidfd, pid_t *ppid)
 }
 
 /*
+ * The pid of pidfd's process in runx's pid namespace (ioctl PIDFD_GET_INFO,
+ * Linux 6.13; 0 for a process runx's namespace cannot see), into *pid: 0,
+ * or -1 with errno as runx_pidfd_ppid().
+ */
+static inline int runx_pidfd_pid(int pidfd, pid_t *pid)
+{
+	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_PID};
+
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	*pid = (pid_t)info.tgid;
+	return 0;
+}
+
+/*
  * The id of the cgroup v2 that pidfd's process is in (ioctl PIDFD_GET_INFO
  * with PIDFD_INFO_CGROUPID, Linux 6.13: the kernel reads it under RCU,
  * taking no cgroup lock, where /proc/PID/cgroup takes cgroup_mutex), into

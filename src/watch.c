@@ -88,14 +88,17 @@ static bool still_there(pid_t pid)
  * Reads one process's age and command line into *np.  Gone or exiting
  * (no longer running the job's code) also when that happened between the
  * two reads: an exiting process's command line is empty once its memory
- * is released, so an empty one is checked again.
+ * is released, so an empty one is checked again.  Where /proc is another
+ * PID namespace's (!trusted: runx as PID 1 with the /proc it inherited),
+ * /proc/PID is another process: none is read, and one still there is
+ * unseen.
  */
 static enum named_read read_named(pid_t pid, uint64_t now_ticks, long hz,
-				  struct runx_named_proc *np)
+				  bool trusted, struct runx_named_proc *np)
 {
 	struct runx_proc_stat st;
 
-	if (runx_proc_stat(pid, &st) < 0)
+	if (!trusted || runx_proc_stat(pid, &st) < 0)
 		return still_there(pid) ? READ_UNSEEN : READ_GONE;
 	if (runx_proc_is_exiting(&st))
 		return READ_GONE;
@@ -179,8 +182,9 @@ int sup_take_named(struct supervisor *s, struct runx_named *named, bool reaping)
 	named->taken = true;
 	named->n = 0;
 	for (int i = 0; i < c.npids; i++) {
-		enum named_read r = read_named(
-		    pids[i], now_ticks, hz > 0 ? hz : 100, &named->v[named->n]);
+		enum named_read r =
+		    read_named(pids[i], now_ticks, hz > 0 ? hz : 100,
+			       s->scope->proc_trusted, &named->v[named->n]);
 		named->n += r == READ_NAMED;
 		unseen += r == READ_UNSEEN;
 	}
@@ -206,7 +210,7 @@ bool sup_add_named(struct supervisor *s, struct runx_named *named, pid_t pid)
 	if (named->n < RUNX_MAX_NAMED) {
 		enum named_read r =
 		    read_named(pid, runx_proc_uptime_ticks(), hz > 0 ? hz : 100,
-			       &named->v[named->n]);
+			       s->scope->proc_trusted, &named->v[named->n]);
 		if (r == READ_GONE)
 			return false;
 		named->n += r == READ_NAMED;
@@ -251,6 +255,8 @@ int sup_count_uninterruptible(struct supervisor *s, int *unreached)
 	int n = 0;
 
 	*unreached = 0;
+	if (!s->scope->proc_trusted)
+		return 0; /* another namespace's /proc tells nothing of these */
 	sup_close_watches(s);
 	runx_scope_census(s->scope, &c);
 	for (int i = 0; i < c.npids; i++)

@@ -12,10 +12,11 @@ if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
 fi
 
 require_command jq "to read the report"
+probe_scopes
 
 # 4 reaping, 5 deadline, 6 leftovers and statuses, 3 tree, 4 without a
-# /proc of its own, 6 its counts
-plan $((4 + 5 + 6 + 3 + 4 + 6))
+# /proc of its own, 6 its counts, 2 x 5 the pidns and cgroup scopes there
+plan $((4 + 5 + 6 + 3 + 4 + 6 + 2 * 5))
 
 # PID1: the words that run runx as PID 1 (see pid1), for on_time.
 PID1=(unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}")
@@ -139,5 +140,36 @@ assert_eq "PID 1 without --mount-proc, counts: -v never says what is left is exi
 assert_eq "PID 1 without --mount-proc, counts: -v names none, and says why" 2 \
 	"$(grep -cE '^runx: alive (at the deadline|after the grace period): 1 process that /proc does not show$' "$d/err")" "$(cat "$d/err")"
 assert_dead "PID 1 without --mount-proc, counts: nothing left" "$m"
+
+# The pidns and cgroup scopes there: /proc/PID is another process (the
+# init's pid 2 is the machine's kthreadd), so -v and --report name none.
+# The cgroup scope counts what cgroup.procs lists (3); the pidns scope
+# cannot see into its namespace: 1, as the group scope.  5 per scope.
+for sc in pidns cgroup; do
+	why=$(scope_missing "$sc")
+	if [ -n "$why" ]; then
+		skips 5 "PID 1 without --mount-proc, $sc" "$why"
+		continue
+	fi
+	scope_launch_args "$sc"
+	n=1
+	[ "$sc" = cgroup ] && n=3
+	new_marker m
+	d=$TMPD/unnamed.$sc
+	mkdir "$d"
+	on_time 1 "$d/ready" "$d/r.json" "2>$d/err" "$m" -- unshare --pid --fork "$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" \
+		--kill-scope="$sc" -v --report="$d/r.json" -t @T -k 1 -- \
+		sh -c "trap '' TERM; sleep $m & sleep $m & : >$d/ready; wait"
+	assert_eq "PID 1 without --mount-proc, $sc: deadline 124" 124 "$OT_STATUS"
+	assert_eq "PID 1 without --mount-proc, $sc: the report's counts, and no process named" \
+		"$n $n $n 0 0" \
+		"$(jq -r '"\(.alive_at_deadline.count) \(.alive_after_grace.count) \(.killed_after_grace) \(.alive_at_deadline.processes | length) \(.alive_after_grace.processes | length)"' "$d/r.json" 2>&1)"
+	assert_eq "PID 1 without --mount-proc, $sc: -v names no process" 0 \
+		"$(grep -c '^runx: alive .*: pid [0-9]' "$d/err")" "$(cat "$d/err")"
+	[ "$n" = 1 ] && p="1 process" || p="$n processes"
+	assert_eq "PID 1 without --mount-proc, $sc: -v says how many /proc does not show" 2 \
+		"$(grep -cE "^runx: alive (at the deadline|after the grace period): $p that /proc does not show\$" "$d/err")" "$(cat "$d/err")"
+	assert_dead "PID 1 without --mount-proc, $sc: nothing left" "$m"
+done
 
 done_testing
