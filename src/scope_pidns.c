@@ -346,7 +346,7 @@ static bool name_members(const struct runx_scope *s, struct runx_census *c)
  * namespace's /proc (it read the stat file of every member at each
  * census: at the command's exit, and every re-check of a stop); asked for
  * names (c->pids), the processes of the namespace are named, by their
- * pids out here, and only when there are none, the init.
+ * pids out here, never the init (none found: c->unnamed).
  */
 static void pidns_census(struct runx_scope *s, struct runx_census *c)
 {
@@ -354,7 +354,14 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 		return;
 	if (c->pids != NULL && c->watch == NULL && name_members(s, c))
 		return;
-	runx_census_found(c, s->child); /* the init's pidfd wakes runx */
+	/* the init's pidfd wakes runx; its pid is never named (not the
+	 * job's): a census asked for names that found none (a job whose pid
+	 * hops was between two) counts one it cannot name */
+	pid_t *pids = c->pids;
+	c->pids = NULL;
+	runx_census_found(c, s->child);
+	c->pids = pids;
+	c->unnamed = pids != NULL;
 	if (!s->proc_trusted) {
 		/* /proc/PID/root/proc is another process's: runx cannot see
 		 * into the namespace (as the group scope, runx(1) BUGS) */
