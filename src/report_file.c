@@ -212,7 +212,32 @@ static int probe_file(const char *path)
 	return 0;
 }
 
-int runx_report_check(const char *path)
+/*
+ * Where the symlink link points, as a path from here (a relative target
+ * is relative to the link's directory) into buf; 0 or -errno.
+ */
+static int link_target(const char *link, char *buf, size_t size)
+{
+	char target[PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	int r = target[0] == '/' ? 0 : dir_of(link, dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	int len = target[0] == '/' ? snprintf(buf, size, "%s", target)
+				   : snprintf(buf, size, "%s/%s", dir, target);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The most symlinks a check follows to a missing file (as the kernel's
+ * limit for a path, path_resolution(7)). */
+#define MAX_LINKS 40
+
+/* runx_report_check(), after links symlinks followed to path. */
+static int check(const char *path, int links)
 {
 	char dir[PATH_MAX];
 	struct stat st, d;
@@ -224,9 +249,19 @@ int runx_report_check(const char *path)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	int exists = lstat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode))
-		/* written through: a device, FIFO or symlink must take it */
-		return access(path, W_OK) < 0 ? -errno : 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* written through: a device, FIFO or symlink must take it; a
+		 * symlink to no file makes one there (open(2)'s O_CREAT, as
+		 * the shell's >), which that file's directory must take */
+		if (access(path, W_OK) == 0)
+			return 0;
+		int e = -errno;
+		char target[PATH_MAX];
+		if (e == -ENOENT && S_ISLNK(st.st_mode) && links < MAX_LINKS &&
+		    link_target(path, target, sizeof(target)) == 0)
+			return check(target, links + 1);
+		return e;
+	}
 	int r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
@@ -254,4 +289,9 @@ int runx_report_check(const char *path)
 		 * not as "no such file" for a file that exists */
 		r = -EACCES;
 	return r;
+}
+
+int runx_report_check(const char *path)
+{
+	return check(path, 0);
 }

@@ -24,7 +24,9 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
  * before the command starts (runx(1), --report): "-" always; a directory
  * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
  * exists and is no regular file must pass access(2) W_OK (a FIFO is not
- * opened: its reader would see an end of file).  Else its directory must
+ * opened: its reader would see an end of file), but a symlink to no file
+ * (dangling) is checked as the path it points to, up to 40 links deep
+ * (the write's O_CREAT makes the file there).  Else its directory must
  * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made and
  * removed there as the write would make it (mkostemp(3): -EACCES, -EROFS,
  * -ENOENT in /proc; access(2) alone passes root there); an existing file

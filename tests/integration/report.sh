@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((76 + 10 + n_checks))
+	plan $((76 + 10 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -693,7 +693,7 @@ d=$TMPD/special
 mkdir "$d"
 # shellcheck disable=SC2317 # called through assert_true
 valid_json() { "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
-made="fifo full link null stderr target"
+made="dangling dangling2 dangling3 fifo full link null stderr sub target"
 if [ "$(id -u)" = 0 ]; then
 	mknod "$d/null" c 1 3
 	mknod "$d/full" c 1 7
@@ -705,7 +705,7 @@ if [ "$(id -u)" = 0 ]; then
 	assert_match "/dev/full's numbers: says the write failed" "^runx: cannot write the report '.*': No space left on device\$" "$(cat "$TMPD/full.err")"
 	assert_eq "/dev/full's numbers: still the device" "character special file" "$(stat -c %F "$d/full")"
 else
-	made="fifo link stderr target"
+	made="dangling dangling2 dangling3 fifo link stderr sub target"
 	skips 5 "a device (mknod)" "needs root"
 fi
 ln -s /proc/self/fd/2 "$d/stderr"
@@ -719,6 +719,21 @@ ln -s target "$d/link"
 runx --report="$d/link" -- true
 assert_true "a symlink to a file: the file holds the report, nothing else" valid_json "$d/target"
 assert_eq "a symlink to a file: still a symlink" "symbolic link" "$(stat -c %F "$d/link")"
+# A symlink to no file (dangling), through another one: the write makes
+# the file where it points, as the shell's > would; one into a directory
+# that does not exist is refused before the command starts (125).
+mkdir "$d/sub"
+ln -s sub/made.json "$d/dangling"
+ln -s dangling "$d/dangling2"
+s=0
+runx --report="$d/dangling2" -- sh -c 'exit 5' || s=$?
+assert_eq "a symlink to a symlink to no file: the command's status" 5 "$s"
+assert_true "a symlink to a symlink to no file: the report made where they point" valid_json "$d/sub/made.json"
+ln -s nowhere/made.json "$d/dangling3"
+s=0
+err=$(runx --report="$d/dangling3" -- touch "$d/started" 2>&1) || s=$?
+assert_eq "a symlink into no directory: 125, the command not started" "125 no" \
+	"$s $([ -e "$d/started" ] && echo yes || echo no)" "$err"
 mkfifo "$d/fifo"
 # The reader: opens the FIFO (without waiting for a writer), says so, then
 # reads what comes until the writer closes it (at most 120 s).
