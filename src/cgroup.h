@@ -193,6 +193,17 @@ int runx_cgroup_kill_each(struct runx_cgroup *cg);
 int runx_cgroup_freeze(struct runx_cgroup *cg, bool on, long long timeout_ns);
 
 /*
+ * Thaws every cgroup below the job's that the job froze itself (its own
+ * cgroup.freeze reads 1; cgroup-v2.rst: a cgroup is frozen if it or an
+ * ancestor is, so thawing the job's own cgroup leaves those frozen): a
+ * frozen process keeps a signal pending and cannot act on it, so the
+ * first signal of a stop would reach it in vain.  Any depth
+ * (runx_cgroup_walk(), up to three fds besides cg's).  Returns the number
+ * thawed, or -errno if the walk failed before any was.
+ */
+int runx_cgroup_thaw_below(struct runx_cgroup *cg);
+
+/*
  * Waits until the job's subtree has no live process ("populated 0" in
  * cgroup.events, whose POLLPRI notifications can come 10-15 ms late), at
  * most timeout_ns nanoseconds.  Returns 0, -ETIMEDOUT, or -errno.

@@ -218,6 +218,35 @@ int runx_cgroup_freeze(struct runx_cgroup *cg, bool on, long long timeout_ns)
 	return on ? wait_flag(cg, "frozen", 1, timeout_ns) : 0;
 }
 
+/* runx_cgroup_thaw_below()'s enter: a cgroup below the job's whose own
+ * cgroup.freeze reads 1 gets 0; counts it in *arg. */
+static int thaw_one(int dir_fd, size_t depth, void *arg)
+{
+	char c = '0';
+
+	if (depth == 0)
+		return 0; /* the job's own: its caller's */
+	int fd = openat(dir_fd, "cgroup.freeze", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* gone meanwhile, or no freezer: nothing to thaw */
+	if (pread(fd, &c, 1, 0) == 1 && c == '1' && pwrite(fd, "0", 1, 0) == 1)
+		++*(int *)arg;
+	close(fd);
+	return 0;
+}
+
+int runx_cgroup_thaw_below(struct runx_cgroup *cg)
+{
+	struct runx_cgroup_visit v = {.enter = thaw_one};
+	int thawed = 0;
+
+	if (cg->dir_fd < 0)
+		return 0;
+	v.arg = &thawed;
+	int r = runx_cgroup_walk(cg->dir_fd, &v);
+	return r < 0 && thawed == 0 ? r : thawed;
+}
+
 int runx_cgroup_wait_empty(struct runx_cgroup *cg, long long timeout_ns)
 {
 	return wait_flag(cg, "populated", 0, timeout_ns);

@@ -550,7 +550,8 @@ static void group_first(struct cgroup_signal *cs)
  * The first signal and SIGCONT to every process, in one pass, frozen up
  * to FREEZE_MAX processes (freeze()); the command's process group first
  * (group_first()), except when count is asked for (-v, --report): its
- * members die before the pass can count them.
+ * members die before the pass can count them.  Then the cgroups below the
+ * job's that the job froze are thawed (runx_cgroup_thaw_below()).
  */
 static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
 {
@@ -566,6 +567,9 @@ static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
 	int r = signal_pids(&cs);
 	if (frozen)
 		runx_cgroup_freeze(CG(s), false, 0);
+	/* as SIGCONT for a stopped process: one the job froze in a cgroup
+	 * of its own would keep the signal pending until the SIGKILL */
+	(void)runx_cgroup_thaw_below(CG(s));
 	if (r == 0 && cs.sent_pgrp > 0)
 		r = 1; /* the group had a member: ESRCH otherwise */
 	return r;

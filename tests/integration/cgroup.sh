@@ -22,8 +22,8 @@ ps_tests=2
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
 # once, 10 exec failures, 8 unprivileged, 10 the command's group at
 # once, 3 runx moved between attempts, 9 runx in a killed cgroup, 4 a
-# pid reused after newcomer passes
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9 + 4))
+# pid reused after newcomer passes, 3 a cgroup the job froze
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9 + 4 + 3))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -406,5 +406,29 @@ assert_no_cgroup "from a killed cgroup, --launch=clone3: no cgroup left" "$K_PID
 # would leave B to the SIGKILL 20 s later.
 reuse_ahead_case "a pid reused ahead of the pid counter after newcomer passes" linger 3 \
 	"${CG_LAUNCH_ARGS[@]}" -C
+
+# --- a process the job froze in a cgroup of its own ----------------------------------
+# A frozen process keeps a signal pending; thawing the job's own cgroup
+# leaves a cgroup the job froze below it frozen.  The job makes a/b below
+# its cgroup, moves a subshell that traps TERM there, and freezes a (b is
+# frozen through it); the stop must thaw it, so the trap runs before the
+# SIGKILL, 20 s later: runx ends within 15 s, with 124.  (on_time: the
+# freeze must be done before the deadline.)
+new_marker m
+f=$TMPD/frozen.$m
+# shellcheck disable=SC2016 # expanded by the job's shell
+on_time 1 "$f.ready" "$f" "$m" -- runx_cg -C -t @T -k 20 -- bash -c '
+	c=$(grep "^0::" /proc/self/cgroup | cut -d: -f3)
+	c=$1$c
+	mkdir -p "$c/a/b"
+	(echo "$BASHPID" >"$c/a/b/cgroup.procs"; trap "echo TERM >$2; exit 0" TERM; sleep $3 & wait) &
+	sleep 0.2
+	echo 1 >"$c/a/cgroup.freeze"
+	grep -q "^frozen 1" "$c/a/b/cgroup.events" && : >"$2.ready"
+	sleep $3' bash "$CGMNT" "$f" "$m"
+assert_eq "a cgroup the job froze: 124 before the 20 s grace" "124 yes" \
+	"$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e < t + 15) ? "yes" : "no" }')"
+assert_eq "a cgroup the job froze: the frozen process ran its TERM trap" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "a cgroup the job froze: nothing left" "$m"
 
 done_testing
