@@ -214,18 +214,3 @@ int runx_write_stdout(const char *text)
 	}
 	return 0;
 }
-
-void runx_write_stderr(const char *text)
-{
-	size_t len = strlen(text);
-
-	while (len > 0) {
-		ssize_t n = write(STDERR_FILENO, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		text += n;
-		len -= (size_t)n;
-	}
-}

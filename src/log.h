@@ -42,12 +42,6 @@ const char *runx_quote(const char *value, char *buf, size_t size);
  */
 void runx_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/*
- * Writes text as it is (no "runx: ", no escaping) to fd 2, retrying short
- * writes and EINTR; errors are ignored, as for runx_error().
- */
-void runx_write_stderr(const char *text);
-
 /* The same as runx_error(), only with -v/--verbose. */
 void runx_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

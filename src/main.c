@@ -71,10 +71,10 @@ int main(int argc, char **argv)
 	}
 	switch (runx_options_parse(argc, argv, &opts, err, sizeof(err))) {
 	case RUNX_PARSE_ERROR:
-		runx_error("%s", err);
-		if (opts.hint_help) /* the one second line: GNU's usage hint */
-			runx_write_stderr("Try 'runx --help' for more "
-					  "information.\n");
+		/* one line, as every message (SPEC): GNU's pointer to --help
+		 * at its end, not on a line of its own */
+		runx_error("%s%s", err,
+			   opts.hint_help ? "; try 'runx --help'" : "");
 		return RUNX_EXIT_FAILED;
 	case RUNX_PARSE_HELP:
 		return write_text(runx_usage());

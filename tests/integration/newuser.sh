@@ -1,7 +1,7 @@
 #!/bin/bash
 # What a new user meets first: the messages of a directory given as the
-# command, an ambiguous option prefix, an unknown option (GNU's pointer to
-# --help), and --forward-to=child (a reload that spares a helper).
+# command, an ambiguous option prefix, an unknown option (a pointer to
+# --help, on the same line), and --forward-to=child (a reload that spares a helper).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 require_python3 "(the report's signals)"
@@ -23,20 +23,20 @@ rm -f "$TMPD/started"
 s=0
 runx --kill=5s -- touch "$TMPD/started" 2>"$TMPD/amb.err" || s=$?
 assert_eq "--kill=5s: 125" 125 "$s"
-assert_eq "--kill=5s: names every option it could be, then the pointer to --help" \
-	"runx: option '--kill=5s' is ambiguous; possibilities: --kill-after, --kill-scope, --kill-group, --kill-cgroup|Try 'runx --help' for more information." \
+assert_eq "--kill=5s: names every option it could be, then the pointer to --help, on one line" \
+	"runx: option '--kill=5s' is ambiguous; possibilities: --kill-after, --kill-scope, --kill-group, --kill-cgroup; try 'runx --help'" \
 	"$(paste -sd'|' "$TMPD/amb.err")"
 assert_false "--kill=5s: nothing started" test -e "$TMPD/started"
 s=0
 runx --kill-a=1 -- true 2>/dev/null || s=$?
 assert_eq "--kill-a=1: an unambiguous prefix is --kill-after" 0 "$s"
 
-# --- an unknown option: GNU's pointer to --help on a second line -----------------
+# --- an unknown option: the pointer to --help on the same line --------------------
 s=0
 runx --frobnicate -- true 2>"$TMPD/unk.err" || s=$?
 assert_eq "--frobnicate: 125" 125 "$s"
-assert_eq "--frobnicate: the message, then the pointer to --help" \
-	"runx: unknown option '--frobnicate'|Try 'runx --help' for more information." \
+assert_eq "--frobnicate: one line, the pointer to --help at its end" \
+	"runx: unknown option '--frobnicate'; try 'runx --help'" \
 	"$(paste -sd'|' "$TMPD/unk.err")"
 # a bad value keeps to one line
 s=0
