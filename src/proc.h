@@ -208,6 +208,29 @@ int runx_proc_each_oldest_first(int (*fn)(const struct runx_proc_stat *st,
 long runx_proc_last_pid(void);
 
 /*
+ * The number of forks since boot (/proc/stat's "processes" line, proc(5):
+ * kernel/fork.c counts every task copy_process() makes, threads too, in
+ * every pid namespace), or -errno.
+ */
+long long runx_proc_forks(void);
+
+/*
+ * Where the pid counter and the fork count stood (runx_proc_last_pid(),
+ * runx_proc_forks(), read in that order; negative if unread): between
+ * two marks, each fork whose pid the kernel allocated upwards moved the
+ * counter by at least one, so more forks than that (a wrap, or
+ * clone3(2)'s set_tid, which allocates a pid without moving the counter)
+ * is seen as such.
+ */
+struct runx_pass_mark {
+	long pid;
+	long long forks;
+};
+
+/* Takes a mark now. */
+void runx_pass_mark_take(struct runx_pass_mark *m);
+
+/*
  * pid_max (/proc/sys/kernel/pid_max, proc(5)): pids are allocated upwards
  * from the last one and wrap below this value.  -errno if unreadable.
  */

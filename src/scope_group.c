@@ -35,8 +35,8 @@ struct group_state {
 	pid_t *listed;	/* the pids of the last listing of /proc for a new
 			 * witness (ascending), or NULL */
 	size_t untried; /* those below this index are not tried yet */
-	long pass_pid;	/* the pid allocated last when the first signal, or
-			 * the last newcomer pass, began (0: none) */
+	struct runx_pass_mark pass; /* when the first signal, or the last
+				     * newcomer pass, began (pid 0: none) */
 	struct runx_pidset outside; /* processes of the group's session born
 				     * since the first signal, outside the
 				     * group when last seen: setpgid(2) may
@@ -330,8 +330,7 @@ static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 	struct group_state *gs = s->proc_trusted ? group_state(s) : NULL;
 
 	if (gs != NULL) {
-		long last = runx_proc_last_pid();
-		gs->pass_pid = last > 0 ? last : 0;
+		runx_pass_mark_take(&gs->pass);
 		runx_pidset_free(&gs->outside);
 	}
 	s->stop_tick = runx_proc_uptime_ticks();
@@ -436,19 +435,23 @@ static int group_newcomers(struct runx_scope *s, int sig)
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    (kill(-s->child, 0) < 0 && errno == ESRCH))
 		return 0;
-	long now = runx_proc_last_pid();
-	if (gs != NULL && runx_newcomer_window(s, gs->pass_pid, now)) {
+	struct runx_pass_mark now;
+	runx_pass_mark_take(&now);
+	if (gs != NULL && runx_newcomer_window(s, &gs->pass, &now)) {
 		r = look_outside(gs, &g);
 		if (r == 0)
-			r = runx_proc_each_since(gs->pass_pid, now,
+			r = runx_proc_each_since(gs->pass.pid, now.pid,
 						 signal_newcomer, &g);
 	} else {
 		if (gs != NULL)
 			runx_pidset_free(&gs->outside);
 		r = runx_proc_each_oldest_first(signal_newcomer, &g);
 	}
-	if (gs != NULL)
-		gs->pass_pid = r == 0 && now > 0 ? now : 0;
+	if (gs != NULL) {
+		gs->pass = now;
+		if (r != 0)
+			gs->pass.pid = 0; /* the next pass walks /proc */
+	}
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

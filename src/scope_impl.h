@@ -5,6 +5,7 @@
 #ifndef RUNX_SCOPE_IMPL_H
 #define RUNX_SCOPE_IMPL_H
 
+#include "proc.h"
 #include "scope.h"
 
 extern const struct runx_scope_ops runx_scope_child_ops;
@@ -15,14 +16,18 @@ extern const struct runx_scope_ops runx_scope_pidns_ops;
 
 /*
  * True if a newcomer pass of the pidns or group scope may read only the
- * pids allocated after from up to now (runx_proc_last_pid() values;
- * runx_proc_each_since()) rather than walk all of /proc: from is known
- * (> 0), the counter neither wrapped below it nor moved by more than
- * 4096 since, and no process a signal reached as a fork copy waits in
+ * pids allocated after from->pid up to now->pid (runx_proc_each_since())
+ * rather than walk all of /proc: both marks were read (from->pid > 0),
+ * the counter did not go down and moved by at most 4096, no more forks
+ * happened meanwhile than the counter moved (so none took a pid without
+ * moving it: a wrap past from, or clone3(2)'s set_tid, which a root job
+ * may use), and no process a signal reached as a fork copy waits in
  * s->reached to be looked at again (runx_reach_again(): its pid may be
- * older than from).
+ * older).
  */
-bool runx_newcomer_window(const struct runx_scope *s, long from, long now);
+bool runx_newcomer_window(const struct runx_scope *s,
+			  const struct runx_pass_mark *from,
+			  const struct runx_pass_mark *now);
 
 /*
  * A process held by a pidfd as the sign that a scope still has a member:

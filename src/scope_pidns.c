@@ -45,9 +45,10 @@ struct runx_pidns {
 	bool eof;      /* the init closed the pipe (or status read) */
 	struct runx_pidns_status status;
 	int command_pidfd; /* the command's, from the init (pidns.h), or -1 */
-	long pass_pid;	   /* the pid allocated last when the first signal,
-			    * or the last newcomer pass, began (0: none):
-			    * only those allocated since can be newcomers */
+	struct runx_pass_mark pass; /* when the first signal, or the last
+				     * newcomer pass, began (pid 0: none):
+				     * only the pids allocated since can be
+				     * newcomers */
 };
 
 /* The pidns state of s. */
@@ -462,8 +463,9 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 		      runx_proc_pid_may_divert(pidns_command_pid(s), sig) &&
 		      read_namespace(s, g.ns, sizeof(g.ns));
 
-	long last = s->proc_trusted ? runx_proc_last_pid() : -1;
-	NS(s)->pass_pid = last > 0 ? last : 0;
+	NS(s)->pass.pid = 0;
+	if (s->proc_trusted)
+		runx_pass_mark_take(&NS(s)->pass);
 	s->stop_tick = runx_proc_uptime_ticks();
 	if (copies)
 		runx_copies_find(&c);
@@ -497,7 +499,7 @@ static int pidns_newcomers(struct runx_scope *s, int sig)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
 	struct runx_pidns *ns = NS(s);
-	long now = s->proc_trusted ? runx_proc_last_pid() : -1;
+	struct runx_pass_mark now = {0, -1};
 	int r;
 
 	/* another namespace's /proc: /proc/PID/ns/pid of the init's pid is
@@ -505,12 +507,15 @@ static int pidns_newcomers(struct runx_scope *s, int sig)
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	if (runx_newcomer_window(s, ns->pass_pid, now))
-		r = runx_proc_each_since(ns->pass_pid, now, signal_newcomer,
+	runx_pass_mark_take(&now);
+	if (runx_newcomer_window(s, &ns->pass, &now))
+		r = runx_proc_each_since(ns->pass.pid, now.pid, signal_newcomer,
 					 &g);
 	else
 		r = runx_proc_each_oldest_first(signal_newcomer, &g);
-	ns->pass_pid = r == 0 && now > 0 ? now : 0;
+	ns->pass = now;
+	if (r != 0)
+		ns->pass.pid = 0; /* the next pass walks /proc */
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

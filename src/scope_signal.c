@@ -147,9 +147,14 @@ void runx_copies_note(struct runx_copies *c, bool sent)
  * pass before, rather than in a walk of /proc (runx_newcomer_window()). */
 #define WINDOW_MAX 4096
 
-bool runx_newcomer_window(const struct runx_scope *s, long from, long now)
+bool runx_newcomer_window(const struct runx_scope *s,
+			  const struct runx_pass_mark *from,
+			  const struct runx_pass_mark *now)
 {
-	if (from <= 0 || now < from || now - from > WINDOW_MAX)
+	if (from->pid <= 0 || now->pid < from->pid ||
+	    now->pid - from->pid > WINDOW_MAX || from->forks < 0 ||
+	    now->forks < from->forks ||
+	    now->forks - from->forks > now->pid - from->pid)
 		return false;
 	for (size_t i = 0; i < s->reached.n; i++)
 		if (s->reached.v[i].fork_copy)

@@ -279,16 +279,15 @@ static void tell_alive(struct supervisor *s, int alive, bool cut_short,
 
 /*
  * SIGKILL whatever is still alive.  When the grace period ran its course,
- * a last pass for newcomers goes first, so that none meets only the
- * SIGKILL; with no grace (or a grace cut short) the SIGKILL goes out at
- * once, as asked.  A command that left the scope gets its SIGKILL through
- * its pidfd, said on stderr; one that is exiting, not reaped yet (the
- * scope found empty), gets it without a word.
+ * a last pass for newcomers goes right before it (after the count), so
+ * that none meets only the SIGKILL; with no grace (or a grace cut short) the
+ * SIGKILL goes out at once, as asked.  A command that left the scope gets its
+ * SIGKILL through its pidfd, said on stderr; one that is exiting, not reaped
+ * yet (the scope found empty), gets it without a word.
  */
 void sup_escalate(struct supervisor *s, enum escalation why)
 {
-	if (s->phase == STOPPING && why == GRACE_ENDED)
-		signal_newcomers(s);
+	bool last_pass = s->phase == STOPPING && why == GRACE_ENDED;
 	int alive = sup_census_reaped(s);
 	bool left = child_escaped(s);
 	s->phase = KILLING;
@@ -299,6 +298,11 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 		return;
 	}
 	tell_alive(s, alive, why == CUT_SHORT, left);
+	/* after the count and the names (-v, --report: with thousands of
+	 * processes they take a while), so that none born meanwhile meets
+	 * only the SIGKILL */
+	if (last_pass)
+		signal_newcomers(s);
 	if (alive > 0 || s->live_unknown)
 		sup_send_to_scope(s, SIGKILL, "sending");
 	kill_direct_child(s, left); /* in the scope or not: it must end */

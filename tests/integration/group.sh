@@ -8,8 +8,9 @@
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
 # --wait-all, 6 more, 6 orphans, 4 with the subreaper refused, 5 orphans
-# that end one after another, 3 a newcomer that joins the group
-plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5 + 3))
+# that end one after another, 3 a newcomer that joins the group, 3 a
+# newcomer with a chosen pid, 3 the last pass after the count
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5 + 3 + 3 + 3))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -278,5 +279,82 @@ assert_eq "group, a newcomer that joins the group: 124" 124 "$s"
 assert_match "group, a newcomer that joins the group: born outside it, joined it, and its TERM handler ran" \
 	"^outside [0-9]+"$'\n'"joined"$'\n'"t\$" "$(cat "$d/out" 2>&1)"
 assert_dead "group, a newcomer that joins the group: it is gone" "$m"
+
+# --- a newcomer whose pid is chosen below the pid counter ----------------------------
+# A root job can choose a child's pid (clone3(2)'s set_tid): the kernel
+# does not move the pid counter for it, so a pass that read only the pids
+# allocated since the pass before would never see it.  runx compares the
+# forks since then (/proc/stat's "processes") with how far the counter
+# moved, and walks /proc when they do not match.  The command catches
+# TERM; 1 s later it makes such a child, a shell that traps TERM.
+cat >"$TMPD/settid.py" <<'PYEOF'
+import ctypes, os, signal, struct, sys, time
+# settid.py OUT MARKER: catches TERM; 1 s after it, forks a child with a
+# pid chosen below the pid counter (clone3's set_tid), which execs a shell
+# that traps TERM (writing TERM to OUT) and sleeps MARKER
+out, marker = sys.argv[1], sys.argv[2]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+termed = []
+signal.signal(signal.SIGTERM, lambda s, f: termed.append(time.monotonic()))
+open(out + ".ready", "w").close()
+while not termed:
+    time.sleep(0.02)
+time.sleep(1)
+last = int(open("/proc/loadavg").read().split()[-1])
+script = b"trap 'echo TERM >%s; exit 0' TERM; echo $$ >%s.pid; sleep %s & wait" % (
+    out.encode(), out.encode(), marker.encode())
+argv = (ctypes.c_char_p * 4)(b"/bin/sh", b"-c", script, None)
+for pid in range(max(last - 2000, 400), 300, -1):
+    if os.path.exists("/proc/%d" % pid):
+        continue
+    tid = (ctypes.c_int * 1)(pid)
+    # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal,
+    # stack, stack_size, tls, set_tid, set_tid_size
+    args = struct.pack("QQQQQQQQQQ", 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0,
+                       ctypes.addressof(tid), 1)
+    buf = ctypes.create_string_buffer(args)
+    r = libc.syscall(435, buf, len(args))
+    if r == 0:
+        libc.execv(b"/bin/sh", argv)
+        os._exit(127)
+    if r > 0:
+        print("child", r, "counter", last, file=sys.stderr)
+        break
+    if ctypes.get_errno() != 17:  # EEXIST: taken meanwhile
+        sys.exit("clone3: %s" % os.strerror(ctypes.get_errno()))
+time.sleep(2)
+PYEOF
+new_marker m
+f=$TMPD/settid.$m
+s=0
+[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$TMPD/settid.py" "$f" "$m" 2>"$f.err" || s=$?
+if [ -z "$PY" ]; then
+	skips 3 "group, a newcomer with a chosen pid" "python3 is needed"
+elif grep -q '^clone3: ' "$f.err"; then
+	skips 3 "group, a newcomer with a chosen pid" "clone3's set_tid refused here: $(cat "$f.err")"
+else
+	assert_eq "group, a newcomer with a chosen pid: 124" 124 "$s" "$(cat "$f.err")"
+	assert_eq "group, a newcomer with a chosen pid: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
+	assert_dead "group, a newcomer with a chosen pid: nothing left" "$m"
+fi
+
+# --- the last pass for newcomers comes after the count ---------------------------------
+# With -v (or --report), runx counts and names what is left when the grace
+# period ends; with thousands of processes that takes a while, and a
+# process born meanwhile would meet only the SIGKILL if the last pass for
+# newcomers came before the count.  It comes after: its "sending to
+# newcomers" line follows the count's.  The command's TERM handler starts
+# a sleep every 20 ms, so that the last pass finds some.
+new_marker m
+s=0
+runx -v -t 0.5 -k 1 -- sh -c "trap 'while :; do sleep $m & sleep 0.02; done' TERM; sleep $m & wait" \
+	2>"$TMPD/last.err" || s=$?
+assert_eq "the last pass after the count: 124" 124 "$s"
+assert_eq "the last pass after the count: the count, then the newcomers, then SIGKILL" "count newcomers kill" \
+	"$(awk '/still alive after the/ { c = NR } /sending to newcomers: SIGTERM/ { n = NR } /sending: SIGKILL/ { k = NR }
+		END { print (c && n > c && k > n) ? "count newcomers kill" : "count " c ", newcomers " n ", kill " k }' "$TMPD/last.err")" \
+	"$(cat "$TMPD/last.err")"
+assert_dead "the last pass after the count: nothing left" "$m"
 
 done_testing
