@@ -25,6 +25,7 @@
 #include "common.h"
 #include "helper.h"
 #include "scope.h"
+#include "scope_impl.h"
 #include "syscalls.h"
 
 extern char **environ;
@@ -483,6 +484,60 @@ START_TEST(a_census_that_cannot_look_is_unknown_never_empty)
 }
 END_TEST
 
+/*
+ * A newcomer pass reads only a window of pids where every fork since the
+ * last mark moved the pid counter: not after a wrap past the mark (more
+ * forks than the counter moved, or the counter went down), a pid chosen
+ * with clone3's set_tid (a fork that did not move it), a move of more
+ * than 4096, a mark not read, or while a fork copy waits.
+ */
+START_TEST(a_window_needs_forks_that_match_the_counter)
+{
+	struct runx_scope sc;
+	struct runx_pass_mark from = {1000, 5000}, now = {1300, 5300};
+	struct runx_proc_stat copy = {.pid = 1200, .start_time = 7};
+
+	memset(&sc, 0, sizeof(sc));
+	ck_assert(runx_newcomer_window(&sc, &from, &now));
+	now.forks = 5301; /* one fork took a pid without moving the counter */
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	now.forks = 5300 + 32768; /* a whole wrap, ending 300 past */
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	now = (struct runx_pass_mark){900, 5100}; /* went down: wrapped */
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	now = (struct runx_pass_mark){1000 + 4097, 5100};
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	now = (struct runx_pass_mark){1000 + 4096, 5100};
+	ck_assert(runx_newcomer_window(&sc, &from, &now));
+	from.forks = -1; /* not read */
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	from = (struct runx_pass_mark){0, 5000};
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	from = (struct runx_pass_mark){1000, 5000};
+	ck_assert_int_eq(runx_pidset_add(&sc.reached, &copy, true), 0);
+	ck_assert(!runx_newcomer_window(&sc, &from, &now));
+	runx_pidset_free(&sc.reached);
+}
+END_TEST
+
+/* A mark's fork count moves with each fork (/proc/stat "processes"). */
+START_TEST(a_mark_counts_forks)
+{
+	struct runx_pass_mark before, after;
+
+	runx_pass_mark_take(&before);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	runx_pass_mark_take(&after);
+	ck_assert_int_gt(before.pid, 0);
+	ck_assert(before.forks > 0);
+	ck_assert(after.forks >= before.forks + 1);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	HELPER_DISPATCH(argc, argv);
@@ -495,6 +550,8 @@ int main(int argc, char **argv)
 	    tc, a_scope_counts_signals_kills_and_releases_what_it_holds, cases);
 	add_table_test(tc, a_census_that_cannot_look_is_unknown_never_empty,
 		       walking);
+	tcase_add_test(tc, a_window_needs_forks_that_match_the_counter);
+	tcase_add_test(tc, a_mark_counts_forks);
 	suite_add_tcase(s, tc);
 	leftovers_open();
 	int status = run_suite(s);
