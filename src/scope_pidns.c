@@ -168,10 +168,11 @@ static bool member_threads(int procfd, const char *pid)
  * True if the /proc/PID/stat below procfd shows a live process: not X,
  * nor Z unless other threads of it run (a leader that called
  * pthread_exit(3) shows Z until they end; as runx_proc_is_dead(), with
- * the namespace's /proc).  A stat that cannot be read but for a process
- * gone, or parsed, counts as alive.
+ * the namespace's /proc); with running, not exiting either (PF_EXITING
+ * on its only thread, as runx_proc_is_exiting()).  A stat that cannot be
+ * read but for a process gone, or parsed, counts as alive.
  */
-static bool member_alive(int procfd, const char *pid)
+static bool member_alive(int procfd, const char *pid, bool running)
 {
 	char path[300], buf[1024];
 	struct runx_proc_stat st;
@@ -189,6 +190,8 @@ static bool member_alive(int procfd, const char *pid)
 		return true;
 	if (st.state == 'X' || st.state == 'x')
 		return false;
+	if (running && st.threads == 1 && (st.flags & 0x4))
+		return false; /* PF_EXITING: on its way out (proc.h) */
 	return st.state != 'Z' ||
 	       (st.threads != 1 && member_threads(procfd, pid));
 }
@@ -196,10 +199,11 @@ static bool member_alive(int procfd, const char *pid)
 /*
  * The live processes of the namespace but its init, from the namespace's
  * own /proc as the init's mount namespace shows it (/proc/PID/root, a
- * ptrace-read check that runx passes for its own child; proc(5)).
- * Returns the count, or -errno (out of fds): only a count, never a proof.
+ * ptrace-read check that runx passes for its own child; proc(5)); with
+ * running, those not exiting (member_alive()).  Returns the count, or
+ * -errno (out of fds): only a count, never a proof.
  */
-static int count_members(pid_t init)
+static int count_members(pid_t init, bool running)
 {
 	char path[64];
 	struct dirent *e;
@@ -217,7 +221,8 @@ static int count_members(pid_t init)
 	}
 	while ((e = readdir(dir)) != NULL)
 		if (isdigit((unsigned char)e->d_name[0]) &&
-		    strcmp(e->d_name, "1") != 0 && member_alive(dfd, e->d_name))
+		    strcmp(e->d_name, "1") != 0 &&
+		    member_alive(dfd, e->d_name, running))
 			n++;
 	closedir(dir);
 	return n;
@@ -355,9 +360,17 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 		return;
 	if (c->pids != NULL && c->watch == NULL && name_members(s, c))
 		return;
-	/* the init's pidfd wakes runx; its pid is never named (not the
-	 * job's): a census asked for names that found none (a job whose pid
-	 * hops was between two) counts one it cannot name */
+	if (c->pids != NULL && c->watch == NULL && s->proc_trusted) {
+		/* none to name: the init's pid is never named (not the job's);
+		 * what still runs in the namespace (a job whose pid hops, seen
+		 * between two) is counted unnamed, what is exiting not at all
+		 * (as for the other scopes' lists) */
+		int n = count_members(s->child, true);
+		c->count = n > 0 ? n : 0;
+		c->unnamed = n > 0;
+		return;
+	}
+	/* the init's pidfd wakes runx; its pid is never named */
 	pid_t *pids = c->pids;
 	c->pids = NULL;
 	runx_census_found(c, s->child);
@@ -374,7 +387,7 @@ static void pidns_census(struct runx_scope *s, struct runx_census *c)
 		c->count = 1; /* alive: the init is; no need to walk */
 		return;
 	}
-	int n = count_members(s->child);
+	int n = count_members(s->child, false);
 	c->count = n > 0 ? n : 1;
 }
 
