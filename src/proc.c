@@ -319,16 +319,25 @@ pid_t runx_proc_first_child(pid_t pid)
 	return n > 0 ? child : -ENOENT;
 }
 
-bool runx_proc_has_live_threads(pid_t pid)
+/* True if PID/task below the /proc at procfd (AT_FDCWD: runx's) lists
+ * more than the leader; gone: false; anything else: cannot tell, so
+ * true. */
+static bool live_threads_in(int procfd, pid_t pid)
 {
 	char path[64];
 	struct dirent *d;
 	int tasks = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *dir = opendir(path);
-	if (dir == NULL) /* gone; anything else: cannot tell, so alive */
-		return errno != ENOENT && errno != ESRCH;
+	snprintf(path, sizeof(path),
+		 procfd == AT_FDCWD ? "/proc/%d/task" : "%d/task", (int)pid);
+	int fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	if (dir == NULL) {
+		bool gone = fd < 0 && (errno == ENOENT || errno == ESRCH);
+		if (fd >= 0)
+			close(fd);
+		return !gone;
+	}
 	while (tasks < 2 && (d = readdir(dir)) != NULL)
 		if (isdigit((unsigned char)d->d_name[0]))
 			tasks++;
@@ -336,7 +345,12 @@ bool runx_proc_has_live_threads(pid_t pid)
 	return tasks > 1;
 }
 
-bool runx_proc_is_dead(const struct runx_proc_stat *st)
+bool runx_proc_has_live_threads(pid_t pid)
+{
+	return live_threads_in(AT_FDCWD, pid);
+}
+
+bool runx_proc_is_dead_in(int procfd, const struct runx_proc_stat *st)
 {
 	if (st->state == 'X' || st->state == 'x')
 		return true;
@@ -347,13 +361,23 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 	 * alone, dead: no need to read /proc/PID/task, which for thousands
 	 * of dying processes doubled the cost of a pass */
 	return st->state == 'Z' &&
-	       (st->threads == 1 || !runx_proc_has_live_threads(st->pid));
+	       (st->threads == 1 || !live_threads_in(procfd, st->pid));
+}
+
+bool runx_proc_is_dead(const struct runx_proc_stat *st)
+{
+	return runx_proc_is_dead_in(AT_FDCWD, st);
+}
+
+bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
+{
+	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
+	       runx_proc_is_dead_in(procfd, st);
 }
 
 bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 {
-	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
-	       runx_proc_is_dead(st);
+	return runx_proc_is_exiting_in(AT_FDCWD, st);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

@@ -76,6 +76,15 @@ bool runx_read_long(FILE *f, long *v);
 bool runx_proc_is_dead(const struct runx_proc_stat *st);
 
 /*
+ * runx_proc_is_dead() and runx_proc_is_exiting() for st read from the
+ * /proc whose directory fd is procfd (another PID namespace's, st->pid
+ * its pid there; AT_FDCWD: runx's own /proc).  One more fd while they
+ * read PID/task.
+ */
+bool runx_proc_is_dead_in(int procfd, const struct runx_proc_stat *st);
+bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st);
+
+/*
  * True for a process that is dead (runx_proc_is_dead()) or on its way:
  * its only thread has PF_EXITING (0x4 in field 9, set by do_exit(),
  * kernel/exit.c, which it never leaves alive).  For what runx names as

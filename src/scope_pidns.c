@@ -141,29 +141,6 @@ static pid_t pidns_command_pid(const struct runx_scope *s)
 	return cmd > 0 ? cmd : 0;
 }
 
-/* True if PID/task below procfd lists a thread besides the leader (or
- * cannot be listed but for a process gone: alive). */
-static bool member_threads(int procfd, const char *pid)
-{
-	char path[300];
-	struct dirent *e;
-	int tasks = 0;
-
-	snprintf(path, sizeof(path), "%s/task", pid);
-	int fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT && errno != ESRCH;
-	DIR *dir = fdopendir(fd);
-	if (dir == NULL) {
-		close(fd);
-		return true;
-	}
-	while (tasks < 2 && (e = readdir(dir)) != NULL)
-		tasks += isdigit((unsigned char)e->d_name[0]) != 0;
-	closedir(dir);
-	return tasks > 1;
-}
-
 /*
  * True if the /proc/PID/stat below procfd shows a live process: not X,
  * nor Z unless other threads of it run (a leader that called
@@ -188,12 +165,8 @@ static bool member_alive(int procfd, const char *pid, bool running)
 	buf[n] = '\0';
 	if (runx_proc_parse_stat(buf, atoi(pid), &st) < 0)
 		return true;
-	if (st.state == 'X' || st.state == 'x')
-		return false;
-	if (running && st.threads == 1 && (st.flags & 0x4))
-		return false; /* PF_EXITING: on its way out (proc.h) */
-	return st.state != 'Z' ||
-	       (st.threads != 1 && member_threads(procfd, pid));
+	return running ? !runx_proc_is_exiting_in(procfd, &st)
+		       : !runx_proc_is_dead_in(procfd, &st);
 }
 
 /*
