@@ -269,6 +269,7 @@ void runx_pass_mark_take(struct runx_pass_mark *m)
 	 * more than the pids allocated, never fewer */
 	m->pid = runx_proc_last_pid();
 	m->forks = runx_proc_forks();
+	m->walked_ns = 0;
 }
 
 long runx_proc_pid_max(void)

@@ -234,6 +234,9 @@ long long runx_proc_forks(void);
 struct runx_pass_mark {
 	long pid;
 	long long forks;
+	int64_t walked_ns; /* CLOCK_MONOTONIC, ns: when the last signal or
+			    * pass that reached every process began (set by
+			    * the scopes, runx_newcomer_pass_begin()) */
 };
 
 /* Takes a mark now. */

@@ -161,9 +161,9 @@ int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-int runx_scope_newcomers(struct runx_scope *s, int sig)
+int runx_scope_newcomers(struct runx_scope *s, int sig, bool last)
 {
-	return s->ops->newcomers != NULL ? s->ops->newcomers(s, sig) : 0;
+	return s->ops->newcomers != NULL ? s->ops->newcomers(s, sig, last) : 0;
 }
 
 bool runx_scope_holds_child(const struct runx_scope *s)

@@ -86,8 +86,9 @@ struct runx_scope_ops {
 	/* The first signal of a stop and SIGCONT in one pass (NULL: two
 	 * calls of signal); processes reached, or -errno. */
 	int (*stop_signal)(struct runx_scope *s, int sig, bool count);
-	/* Signals members no signal reached yet (NULL: none can appear). */
-	int (*newcomers)(struct runx_scope *s, int sig);
+	/* Signals members no signal reached yet (NULL: none can appear);
+	 * last: the pass right before the SIGKILL. */
+	int (*newcomers)(struct runx_scope *s, int sig, bool last);
 	/* Counts the live members into *c. */
 	void (*census)(struct runx_scope *s, struct runx_census *c);
 	/* SIGKILLs every member; processes reached (for messages), -errno. */
@@ -259,10 +260,11 @@ int runx_scope_signal_command(struct runx_scope *s, int sig);
  * Sends sig, followed by SIGCONT, to the processes of the scope that no
  * signal of runx's reached yet: born or re-parented while a stop is under
  * way, so that none of them meets only the SIGKILL (runx(1), STOPPING).
- * Returns the number reached, or -errno; 0 for scopes where a newcomer
- * cannot be missed (the group: kill(2) of -pgid reaches every member).
+ * last: the pass right before the SIGKILL, which must find every one
+ * (the pidns and group scopes then walk all of /proc).  Returns the
+ * number reached, or -errno.
  */
-int runx_scope_newcomers(struct runx_scope *s, int sig);
+int runx_scope_newcomers(struct runx_scope *s, int sig, bool last);
 
 /*
  * The first signal of a stop: sig, then SIGCONT (so that a stopped process

@@ -587,14 +587,17 @@ static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
  * another pid namespace: every pid is read.  With 10,000 processes that
  * catch the signal and take their time, a pass read 10,000 stat files
  * every 100 ms before; it now reads cgroup.procs and the few new pids.
+ * The last pass before the SIGKILL (last) reads every pid too: one chosen
+ * with clone3(2)'s set_tid does not move the counter, and may be one
+ * settled before.
  */
-static int cgroup_newcomers(struct runx_scope *s, int sig)
+static int cgroup_newcomers(struct runx_scope *s, int sig, bool last)
 {
 	if (sig == SIGKILL)
 		return cgroup_kill_counted(s, false);
 	struct cgroup_scope *cgs = s->priv;
 	long now = s->proc_trusted ? runx_proc_last_pid() : -1;
-	if (now > 0 && cgs->pass_pid > 0 && now >= cgs->pass_pid)
+	if (!last && now > 0 && cgs->pass_pid > 0 && now >= cgs->pass_pid)
 		runx_pidbits_forget_range(&cgs->settled, cgs->pass_pid, now);
 	else
 		runx_pidbits_clear(&cgs->settled);

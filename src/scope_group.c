@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
@@ -331,6 +332,8 @@ static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 
 	if (gs != NULL) {
 		runx_pass_mark_take(&gs->pass);
+		/* the kill(2) reaches all */
+		gs->pass.walked_ns = runx_now_ns();
 		runx_pidset_free(&gs->outside);
 	}
 	s->stop_tick = runx_proc_uptime_ticks();
@@ -352,6 +355,7 @@ struct group_newcomers {
 	struct runx_pidset *outside; /* where a pass notes the processes of
 				      * the session outside the group born
 				      * since the first signal, or NULL */
+	bool window; /* the pass reads a window (runx_parent_missed()) */
 };
 
 /*
@@ -378,6 +382,8 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 			return runx_pidset_add(g->outside, st, false);
 		return 0;
 	}
+	if (g->window && runx_parent_missed(s, st, of_group, &s->child))
+		return -EAGAIN; /* a walk of all of /proc reaches it first */
 	int one =
 	    runx_reach_late(&s->reached, st, s->stop_tick, g->sig, NULL, NULL);
 	if (one == -ENOMEM)
@@ -420,29 +426,35 @@ static int look_outside(struct group_state *gs, struct group_newcomers *g)
  * outside the group in its session and joined it later (setpgid(2)): so
  * a pass looks again at those of the session it found outside, then
  * reads only the pids allocated since, in the order they were allocated
- * (runx_proc_each_since()).  Else, where the group leads no session of its
- * own, or the pass before failed, a walk of all of /proc
- * (runx_newcomer_window(), runx_proc_each_oldest_first()), which notes
- * those outside anew.
+ * (runx_proc_each_since()), unless one has a parent it missed
+ * (runx_parent_missed()).  Else, where the group leads no session of its
+ * own, the pass before failed, or where runx_newcomer_pass_begin() says
+ * so (every second, and the last pass before the SIGKILL), a walk of all
+ * of /proc (runx_proc_each_oldest_first()), which notes those outside
+ * anew.
  */
-static int group_newcomers(struct runx_scope *s, int sig)
+static int group_newcomers(struct runx_scope *s, int sig, bool last)
 {
 	struct group_state *gs =
 	    s->proc_trusted && s->child_leads_session ? group_state(s) : NULL;
-	struct group_newcomers g = {s, sig, 0, gs ? &gs->outside : NULL};
-	int r;
+	struct group_newcomers g = {s, sig, 0, gs ? &gs->outside : NULL, false};
+	int r = 0;
 
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    (kill(-s->child, 0) < 0 && errno == ESRCH))
 		return 0;
-	struct runx_pass_mark now;
-	runx_pass_mark_take(&now);
-	if (gs != NULL && runx_newcomer_window(s, &gs->pass, &now)) {
+	struct runx_pass_mark now = {0, -1, 0};
+	g.window =
+	    gs != NULL && runx_newcomer_pass_begin(s, &gs->pass, &now, last);
+	if (g.window) {
 		r = look_outside(gs, &g);
 		if (r == 0)
 			r = runx_proc_each_since(gs->pass.pid, now.pid,
 						 signal_newcomer, &g);
-	} else {
+	}
+	if (!g.window || r == -EAGAIN) { /* a parent outside the window */
+		g.window = false;
+		now.walked_ns = runx_now_ns();
 		if (gs != NULL)
 			runx_pidset_free(&gs->outside);
 		r = runx_proc_each_oldest_first(signal_newcomer, &g);

@@ -30,6 +30,44 @@ bool runx_newcomer_window(const struct runx_scope *s,
 			  const struct runx_pass_mark *now);
 
 /*
+ * For a process st that a newcomer pass reading only a window of pids
+ * found: true if its parent is a newcomer the pass has not reached (a
+ * member, per member(parent, arg), that started no earlier than
+ * s->stop_tick and is not in s->reached), so that its pid lies outside
+ * the window (chosen with clone3(2)'s set_tid): the pass must then walk
+ * all of /proc, where the parent comes first, rather than signal the
+ * child before it.  Reads the parent's /proc/PID/stat; false if it
+ * cannot (gone: nothing to reach).
+ */
+bool runx_parent_missed(
+    const struct runx_scope *s, const struct runx_proc_stat *st,
+    bool (*member)(const struct runx_proc_stat *st, void *arg), void *arg);
+
+/* At least this often (ns) a newcomer pass of the pidns or group scope
+ * reads every process (runx_newcomer_pass_begin()). */
+#define RUNX_NEWCOMER_WALK_NS 1000000000LL
+
+/*
+ * Begins a newcomer pass of the pidns or group scope: takes the mark now
+ * into *now, and returns true if the pass may read only the window since
+ * *from (runx_newcomer_window()), false if it must walk all of /proc.
+ * The count of forks against the pid counter can be fooled: forks that
+ * fail after the kernel allocated their pid (kernel/fork.c
+ * copy_process(): alloc_pid() comes before the last checks, and the fork
+ * is counted only at the end) move the counter with no fork counted, as
+ * a busy machine's do, and hide as many pids chosen with set_tid.  So a
+ * pass also walks all when RUNX_NEWCOMER_WALK_NS have passed since the
+ * last walk (or the first signal, from->walked_ns), and the last pass
+ * before the SIGKILL (last) always does: a newcomer whose pid is chosen
+ * gets the first signal within a second, and never meets only the
+ * SIGKILL.  now->walked_ns is from's for a window, else the time now
+ * (CLOCK_MONOTONIC).
+ */
+bool runx_newcomer_pass_begin(const struct runx_scope *s,
+			      const struct runx_pass_mark *from,
+			      struct runx_pass_mark *now, bool last);
+
+/*
  * A process held by a pidfd as the sign that a scope still has a member:
  * the census of the tree and group scopes asks it alone, instead of
  * reading every member at each SIGCHLD of a stop.  fd is -1 when there is

@@ -222,6 +222,7 @@ struct pidns_newcomers {
 	char ns[64]; /* the init's /proc/PID/ns/pid link: "pid:[N]" */
 	int sig;
 	int reached;
+	bool window; /* the pass reads a window (runx_parent_missed()) */
 };
 
 /* True if pid's pid namespace is ns (its /proc/PID/ns/pid link). */
@@ -259,6 +260,8 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
 
 	if (st->pid == s->child || runx_proc_is_dead(st))
 		return 0;
+	if (g->window && runx_parent_missed(s, st, of_namespace, g->ns))
+		return -EAGAIN; /* a walk of all of /proc reaches it first */
 	int one = runx_reach_late(&s->reached, st, s->stop_tick, g->sig,
 				  of_namespace, g->ns);
 	if (one == -ENOMEM)
@@ -450,8 +453,11 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 		      read_namespace(s, g.ns, sizeof(g.ns));
 
 	NS(s)->pass.pid = 0;
-	if (s->proc_trusted)
+	if (s->proc_trusted) {
 		runx_pass_mark_take(&NS(s)->pass);
+		/* the init's kill(2) of -1 reaches all */
+		NS(s)->pass.walked_ns = runx_now_ns();
+	}
 	s->stop_tick = runx_proc_uptime_ticks();
 	if (copies)
 		runx_copies_find(&c);
@@ -475,30 +481,35 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
  * (kernel/pid.c alloc_pid(), for runx's namespace too), and no process
  * joins a pid namespace after its birth (setns(2) moves only the
  * children to come).  So a pass reads only those pids, in the order they
- * were allocated (runx_proc_each_since()), where it can: with 10,000
- * processes that die slowly, each pass read all 10,000 stat files, 50 ms
- * of runx's CPU time here.  Else, or where the pass before failed, a
- * walk of all of /proc, oldest first (runx_newcomer_window(),
- * runx_proc_each_oldest_first()).
+ * were allocated (runx_proc_each_since()), where it can, and none found
+ * has a parent it missed (runx_parent_missed()): with 10,000 processes
+ * that die slowly, each pass read all 10,000 stat files, 50 ms of runx's
+ * CPU time here.  Else, where the pass before failed, and
+ * where runx_newcomer_pass_begin() says so (every second, and the last
+ * pass before the SIGKILL), a walk of all of /proc, oldest first
+ * (runx_proc_each_oldest_first()).
  */
-static int pidns_newcomers(struct runx_scope *s, int sig)
+static int pidns_newcomers(struct runx_scope *s, int sig, bool last)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
 	struct runx_pidns *ns = NS(s);
-	struct runx_pass_mark now = {0, -1};
-	int r;
+	struct runx_pass_mark now = {0, -1, 0};
+	int r = 0;
 
 	/* another namespace's /proc: /proc/PID/ns/pid of the init's pid is
 	 * another process's, and would match processes outside the job */
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	runx_pass_mark_take(&now);
-	if (runx_newcomer_window(s, &ns->pass, &now))
+	g.window = runx_newcomer_pass_begin(s, &ns->pass, &now, last);
+	if (g.window)
 		r = runx_proc_each_since(ns->pass.pid, now.pid, signal_newcomer,
 					 &g);
-	else
+	if (!g.window || r == -EAGAIN) { /* a parent outside the window */
+		g.window = false;
+		now.walked_ns = runx_now_ns();
 		r = runx_proc_each_oldest_first(signal_newcomer, &g);
+	}
 	ns->pass = now;
 	if (r != 0)
 		ns->pass.pid = 0; /* the next pass walks /proc */

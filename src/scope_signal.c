@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proc.h"
 #include "scope_impl.h"
 #include "syscalls.h"
@@ -160,6 +161,33 @@ bool runx_newcomer_window(const struct runx_scope *s,
 		if (s->reached.v[i].fork_copy)
 			return false;
 	return true;
+}
+
+bool runx_parent_missed(
+    const struct runx_scope *s, const struct runx_proc_stat *st,
+    bool (*member)(const struct runx_proc_stat *st, void *arg), void *arg)
+{
+	struct runx_proc_stat parent;
+
+	if (st->ppid <= 1 || st->ppid == getpid() ||
+	    runx_proc_stat(st->ppid, &parent) < 0)
+		return false;
+	return parent.start_time >= s->stop_tick &&
+	       !runx_proc_is_dead(&parent) && member(&parent, arg) &&
+	       !runx_pidset_has(&s->reached, &parent);
+}
+
+bool runx_newcomer_pass_begin(const struct runx_scope *s,
+			      const struct runx_pass_mark *from,
+			      struct runx_pass_mark *now, bool last)
+{
+	int64_t t = runx_now_ns();
+
+	runx_pass_mark_take(now);
+	bool window = !last && t - from->walked_ns < RUNX_NEWCOMER_WALK_NS &&
+		      runx_newcomer_window(s, from, now);
+	now->walked_ns = window ? from->walked_ns : t;
+	return window;
 }
 
 int runx_witness_take(struct runx_witness *w, pid_t pid)

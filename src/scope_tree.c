@@ -679,11 +679,19 @@ static int tree_stop_signal(struct runx_scope *s, int sig, bool count)
 	return r;
 }
 
-/* Signals (and continues) the descendants no earlier signal reached. */
-static int tree_newcomers(struct runx_scope *s, int sig)
+/*
+ * Signals (and continues) the descendants no earlier signal reached.  The
+ * last pass before the SIGKILL forgets which pids it may pass over (a pid
+ * chosen with clone3(2)'s set_tid does not move the pid counter, and may
+ * be one a process reached, or found outside, held before): it reads
+ * every pid.
+ */
+static int tree_newcomers(struct runx_scope *s, int sig, bool last)
 {
 	if (!tree_has_children(s))
 		return 0;
+	if (last)
+		reached_memory(s)->last_pid = 0;
 	struct send how = {.sig = sig,
 			   .times = 1,
 			   .also_cont = sig != SIGCONT && sig != SIGKILL};

@@ -194,15 +194,16 @@ static void arm_recheck(struct supervisor *s)
 		sup_note_error(s, -errno);
 }
 
-/* The first signal and SIGCONT to processes no signal reached yet. */
-static void signal_newcomers(struct supervisor *s)
+/* The first signal and SIGCONT to processes no signal reached yet; last:
+ * the pass right before the SIGKILL. */
+static void signal_newcomers(struct supervisor *s, bool last)
 {
 	int sig = s->stop_sig;
 
 	if (sig == 0 || sig == SIGKILL)
 		return;
 	sup_close_watches(s);
-	int n = runx_scope_newcomers(s->scope, sig);
+	int n = runx_scope_newcomers(s->scope, sig, last);
 	if (n > 0) {
 		sent(s, sig, n, "sending to newcomers");
 		if (sig != SIGCONT)
@@ -302,7 +303,7 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 	 * processes they take a while), so that none born meanwhile meets
 	 * only the SIGKILL */
 	if (last_pass)
-		signal_newcomers(s);
+		signal_newcomers(s, true);
 	if (alive > 0 || s->live_unknown)
 		sup_send_to_scope(s, SIGKILL, "sending");
 	kill_direct_child(s, left); /* in the scope or not: it must end */
@@ -374,7 +375,7 @@ void sup_on_recheck(struct supervisor *s)
 	int64_t cpu = runx_cpu_ns();
 	sup_close_watches(s);
 	if (s->phase == STOPPING) {
-		signal_newcomers(s);
+		signal_newcomers(s, false);
 	} else if (s->phase == KILLING && sup_census(s, false) > 0) {
 		sup_close_watches(s);
 		runx_scope_kill(s->scope);

@@ -8,9 +8,9 @@
 
 # 6 session/group, 7 deadline, 15 leftovers, 6 GNU timeout bug, 10
 # --wait-all, 6 more, 6 orphans, 4 with the subreaper refused, 5 orphans
-# that end one after another, 3 a newcomer that joins the group, 3 a
+# that end one after another, 3 a newcomer that joins the group, 6 a
 # newcomer with a chosen pid, 3 the last pass after the count
-plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5 + 3 + 3 + 3))
+plan $((6 + 7 + 15 + 6 + 10 + 6 + 6 + 4 + 5 + 3 + 6 + 3))
 
 # --- the command is a session and group leader -----------------------------
 for opt in "" -G --kill-scope=group; do
@@ -283,28 +283,63 @@ assert_dead "group, a newcomer that joins the group: it is gone" "$m"
 # --- a newcomer whose pid is chosen below the pid counter ----------------------------
 # A root job can choose a child's pid (clone3(2)'s set_tid): the kernel
 # does not move the pid counter for it, so a pass that read only the pids
-# allocated since the pass before would never see it.  runx compares the
-# forks since then (/proc/stat's "processes") with how far the counter
-# moved, and walks /proc when they do not match.  The command catches
-# TERM; 1 s later it makes such a child, a shell that traps TERM.
+# allocated since the pass before would never see it.  runx counts the
+# forks since then (/proc/stat's "processes") against how far the counter
+# moved, but forks that fail after their pid was allocated move it with
+# no fork counted, and CI found the count fooled on a busy machine.  The
+# command catches TERM; 1 s later it makes such a child, a shell that
+# traps TERM, and waits for it; right after, 3 forks fail that way.  The
+# TERM may come before the shell has set its trap: the command then
+# writes TERM itself, as the child died of it.  A child that met only the
+# SIGKILL leaves no TERM: the command dies of it too.
 cat >"$TMPD/settid.py" <<'PYEOF'
-import ctypes, os, signal, struct, sys, time
-# settid.py OUT MARKER: catches TERM; 1 s after it, forks a child with a
-# pid chosen below the pid counter (clone3's set_tid), which execs a shell
-# that traps TERM (writing TERM to OUT) and sleeps MARKER
-out, marker = sys.argv[1], sys.argv[2]
+import ctypes, os, signal, struct, subprocess, sys, time
+# settid.py OUT MARKER MODE: catches TERM; 1 s after it, forks a child
+# with a pid chosen below the pid counter (clone3's set_tid), which execs
+# a shell that traps TERM (writing TERM to OUT) and, with MODE fork, runs
+# sleep MARKER in the background and waits, or with MODE read, forks
+# nothing and waits in read(1) on a FIFO; writes TERM to OUT itself if
+# the child dies of TERM before its trap is set
+out, marker, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 termed = []
 signal.signal(signal.SIGTERM, lambda s, f: termed.append(time.monotonic()))
-open(out + ".ready", "w").close()
+# a helper that, told to, moves the pid counter by 3 without a fork, as
+# forks elsewhere on a busy machine can: a fork into a pid namespace whose
+# init has died fails (ENOMEM) after the kernel allocated its pid
+# (kernel/pid.c alloc_pid(), PIDNS_ADDING).  It execs, and catches TERM
+# rather than ignore it: a fork copy, or a process that ignores the
+# signal, waits to be looked at again after an execve(2), and runx reads
+# every process meanwhile.
+helper = subprocess.Popen([sys.executable, "-c", """
+import ctypes, os, signal, sys
+signal.signal(signal.SIGTERM, lambda s, f: None)
+if ctypes.CDLL(None).unshare(0x20000000) == 0:  # CLONE_NEWPID
+    init = os.fork()
+    if init == 0:
+        os._exit(0)
+    os.waitpid(init, 0)
+sys.stdin.buffer.read(1)
+for _ in range(3):
+    try:
+        if os.fork() == 0:
+            os._exit(0)
+    except OSError:
+        pass
+"""], stdin=subprocess.PIPE)
 while not termed:
     time.sleep(0.02)
 time.sleep(1)
 last = int(open("/proc/loadavg").read().split()[-1])
-script = b"trap 'echo TERM >%s; exit 0' TERM; echo $$ >%s.pid; sleep %s & wait" % (
-    out.encode(), out.encode(), marker.encode())
-argv = (ctypes.c_char_p * 4)(b"/bin/sh", b"-c", script, None)
+os.mkfifo(out + ".fifo")
+script = b"trap 'echo TERM >%s; exit 0' TERM; echo $$ >%s.pid; " % (
+    out.encode(), out.encode())
+if mode == "fork":
+    script += b"sleep %s & wait" % marker.encode()
+else:
+    script += b"read x <>%s.fifo" % out.encode()
+argv = (ctypes.c_char_p * 5)(b"/bin/sh", b"-c", script, marker.encode(), None)
 for pid in range(max(last - 2000, 400), 300, -1):
     if os.path.exists("/proc/%d" % pid):
         continue
@@ -319,25 +354,36 @@ for pid in range(max(last - 2000, 400), 300, -1):
         libc.execv(b"/bin/sh", argv)
         os._exit(127)
     if r > 0:
+        helper.stdin.write(b"g")
+        helper.stdin.flush()
         print("child", r, "counter", last, file=sys.stderr)
+        _, st = os.waitpid(r, 0)
+        if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGTERM:
+            open(out, "w").write("TERM\n")
         break
     if ctypes.get_errno() != 17:  # EEXIST: taken meanwhile
         sys.exit("clone3: %s" % os.strerror(ctypes.get_errno()))
-time.sleep(2)
 PYEOF
-new_marker m
-f=$TMPD/settid.$m
-s=0
-[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$TMPD/settid.py" "$f" "$m" 2>"$f.err" || s=$?
-if [ -z "$PY" ]; then
-	skips 3 "group, a newcomer with a chosen pid" "python3 is needed"
-elif grep -q '^clone3: ' "$f.err"; then
-	skips 3 "group, a newcomer with a chosen pid" "clone3's set_tid refused here: $(cat "$f.err")"
-else
-	assert_eq "group, a newcomer with a chosen pid: 124" 124 "$s" "$(cat "$f.err")"
-	assert_eq "group, a newcomer with a chosen pid: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
-	assert_dead "group, a newcomer with a chosen pid: nothing left" "$m"
-fi
+# fork: the shell's sleep has a pid in the window, and its parent is not
+# reached: runx walks all of /proc at once (the parent first).  read: the
+# shell forks nothing, and the walk that runx makes at least every second
+# finds it (the grace period is 10 s).
+for mode in fork read; do
+	new_marker m
+	f=$TMPD/settid.$m
+	s=0
+	[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$TMPD/settid.py" "$f" "$m" "$mode" 2>"$f.err" || s=$?
+	what="group, a newcomer with a chosen pid ($mode)"
+	if [ -z "$PY" ]; then
+		skips 3 "$what" "python3 is needed"
+	elif grep -q '^clone3: ' "$f.err"; then
+		skips 3 "$what" "clone3's set_tid refused here: $(cat "$f.err")"
+	else
+		assert_eq "$what: 124" 124 "$s" "$(cat "$f.err")"
+		assert_eq "$what: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
+		assert_dead "$what: nothing left" "$m"
+	fi
+done
 
 # --- the last pass for newcomers comes after the count ---------------------------------
 # With -v (or --report), runx counts and names what is left when the grace

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "common.h"
 #include "helper.h"
 #include "scope.h"
@@ -494,7 +495,7 @@ END_TEST
 START_TEST(a_window_needs_forks_that_match_the_counter)
 {
 	struct runx_scope sc;
-	struct runx_pass_mark from = {1000, 5000}, now = {1300, 5300};
+	struct runx_pass_mark from = {1000, 5000, 0}, now = {1300, 5300, 0};
 	struct runx_proc_stat copy = {.pid = 1200, .start_time = 7};
 
 	memset(&sc, 0, sizeof(sc));
@@ -503,20 +504,48 @@ START_TEST(a_window_needs_forks_that_match_the_counter)
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
 	now.forks = 5300 + 32768; /* a whole wrap, ending 300 past */
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
-	now = (struct runx_pass_mark){900, 5100}; /* went down: wrapped */
+	now = (struct runx_pass_mark){900, 5100, 0}; /* went down: wrapped */
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
-	now = (struct runx_pass_mark){1000 + 4097, 5100};
+	now = (struct runx_pass_mark){1000 + 4097, 5100, 0};
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
-	now = (struct runx_pass_mark){1000 + 4096, 5100};
+	now = (struct runx_pass_mark){1000 + 4096, 5100, 0};
 	ck_assert(runx_newcomer_window(&sc, &from, &now));
 	from.forks = -1; /* not read */
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
-	from = (struct runx_pass_mark){0, 5000};
+	from = (struct runx_pass_mark){0, 5000, 0};
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
-	from = (struct runx_pass_mark){1000, 5000};
+	from = (struct runx_pass_mark){1000, 5000, 0};
 	ck_assert_int_eq(runx_pidset_add(&sc.reached, &copy, true), 0);
 	ck_assert(!runx_newcomer_window(&sc, &from, &now));
 	runx_pidset_free(&sc.reached);
+}
+END_TEST
+
+/*
+ * A newcomer pass walks all of /proc when it is the last before the
+ * SIGKILL, and once a second (the count of forks can be fooled); the
+ * walk's time is then the next pass's walked_ns.
+ */
+START_TEST(a_pass_walks_all_when_last_or_a_second_after_the_last_walk)
+{
+	struct runx_scope sc;
+	struct runx_pass_mark from, now;
+
+	memset(&sc, 0, sizeof(sc));
+	runx_pass_mark_take(&from);
+	int64_t t = runx_now_ns();
+	from.walked_ns = t;
+	ck_assert(!runx_newcomer_pass_begin(&sc, &from, &now, true));
+	ck_assert(now.walked_ns >= t);
+	from.walked_ns = t - RUNX_NEWCOMER_WALK_NS;
+	ck_assert(!runx_newcomer_pass_begin(&sc, &from, &now, false));
+	ck_assert(now.walked_ns >= t);
+	/* a window keeps the time of the last walk */
+	from = (struct runx_pass_mark){now.pid, now.forks, t};
+	if (runx_newcomer_pass_begin(&sc, &from, &now, false))
+		ck_assert(now.walked_ns == t);
+	else
+		ck_assert(now.walked_ns >= t); /* forks elsewhere meanwhile */
 }
 END_TEST
 
@@ -552,6 +581,8 @@ int main(int argc, char **argv)
 		       walking);
 	tcase_add_test(tc, a_window_needs_forks_that_match_the_counter);
 	tcase_add_test(tc, a_mark_counts_forks);
+	tcase_add_test(
+	    tc, a_pass_walks_all_when_last_or_a_second_after_the_last_walk);
 	suite_add_tcase(s, tc);
 	leftovers_open();
 	int status = run_suite(s);
