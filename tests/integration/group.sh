@@ -286,84 +286,9 @@ assert_dead "group, a newcomer that joins the group: it is gone" "$m"
 # allocated since the pass before would never see it.  runx counts the
 # forks since then (/proc/stat's "processes") against how far the counter
 # moved, but forks that fail after their pid was allocated move it with
-# no fork counted, and CI found the count fooled on a busy machine.  The
-# command catches TERM; 1 s later it makes such a child, a shell that
-# traps TERM, and waits for it; right after, 3 forks fail that way.  The
-# TERM may come before the shell has set its trap: the command then
-# writes TERM itself, as the child died of it.  A child that met only the
-# SIGKILL leaves no TERM: the command dies of it too.
-cat >"$TMPD/settid.py" <<'PYEOF'
-import ctypes, os, signal, struct, subprocess, sys, time
-# settid.py OUT MARKER MODE: catches TERM; 1 s after it, forks a child
-# with a pid chosen below the pid counter (clone3's set_tid), which execs
-# a shell that traps TERM (writing TERM to OUT) and, with MODE fork, runs
-# sleep MARKER in the background and waits, or with MODE read, forks
-# nothing and waits in read(1) on a FIFO; writes TERM to OUT itself if
-# the child dies of TERM before its trap is set
-out, marker, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-termed = []
-signal.signal(signal.SIGTERM, lambda s, f: termed.append(time.monotonic()))
-# a helper that, told to, moves the pid counter by 3 without a fork, as
-# forks elsewhere on a busy machine can: a fork into a pid namespace whose
-# init has died fails (ENOMEM) after the kernel allocated its pid
-# (kernel/pid.c alloc_pid(), PIDNS_ADDING).  It execs, and catches TERM
-# rather than ignore it: a fork copy, or a process that ignores the
-# signal, waits to be looked at again after an execve(2), and runx reads
-# every process meanwhile.
-helper = subprocess.Popen([sys.executable, "-c", """
-import ctypes, os, signal, sys
-signal.signal(signal.SIGTERM, lambda s, f: None)
-if ctypes.CDLL(None).unshare(0x20000000) == 0:  # CLONE_NEWPID
-    init = os.fork()
-    if init == 0:
-        os._exit(0)
-    os.waitpid(init, 0)
-sys.stdin.buffer.read(1)
-for _ in range(3):
-    try:
-        if os.fork() == 0:
-            os._exit(0)
-    except OSError:
-        pass
-"""], stdin=subprocess.PIPE)
-while not termed:
-    time.sleep(0.02)
-time.sleep(1)
-last = int(open("/proc/loadavg").read().split()[-1])
-os.mkfifo(out + ".fifo")
-script = b"trap 'echo TERM >%s; exit 0' TERM; echo $$ >%s.pid; " % (
-    out.encode(), out.encode())
-if mode == "fork":
-    script += b"sleep %s & wait" % marker.encode()
-else:
-    script += b"read x <>%s.fifo" % out.encode()
-argv = (ctypes.c_char_p * 5)(b"/bin/sh", b"-c", script, marker.encode(), None)
-for pid in range(max(last - 2000, 400), 300, -1):
-    if os.path.exists("/proc/%d" % pid):
-        continue
-    tid = (ctypes.c_int * 1)(pid)
-    # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal,
-    # stack, stack_size, tls, set_tid, set_tid_size
-    args = struct.pack("QQQQQQQQQQ", 0, 0, 0, 0, signal.SIGCHLD, 0, 0, 0,
-                       ctypes.addressof(tid), 1)
-    buf = ctypes.create_string_buffer(args)
-    r = libc.syscall(435, buf, len(args))
-    if r == 0:
-        libc.execv(b"/bin/sh", argv)
-        os._exit(127)
-    if r > 0:
-        helper.stdin.write(b"g")
-        helper.stdin.flush()
-        print("child", r, "counter", last, file=sys.stderr)
-        _, st = os.waitpid(r, 0)
-        if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGTERM:
-            open(out, "w").write("TERM\n")
-        break
-    if ctypes.get_errno() != 17:  # EEXIST: taken meanwhile
-        sys.exit("clone3: %s" % os.strerror(ctypes.get_errno()))
-PYEOF
+# no fork counted, and CI found the count fooled on a busy machine.
+# settid.py makes such a child 1 s after the TERM, and 3 such failed
+# forks right after it.
 # fork: the shell's sleep has a pid in the window, and its parent is not
 # reached: runx walks all of /proc at once (the parent first).  read: the
 # shell forks nothing, and the walk that runx makes at least every second
@@ -372,7 +297,7 @@ for mode in fork read; do
 	new_marker m
 	f=$TMPD/settid.$m
 	s=0
-	[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$TMPD/settid.py" "$f" "$m" "$mode" 2>"$f.err" || s=$?
+	[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$(dirname "$TESTLIB")/settid.py" "$f" "$m" "$mode" 1 2>"$f.err" || s=$?
 	what="group, a newcomer with a chosen pid ($mode)"
 	if [ -z "$PY" ]; then
 		skips 3 "$what" "python3 is needed"

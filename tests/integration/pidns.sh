@@ -15,13 +15,14 @@ setup_nobody
 # 23 per user (root, nobody), 3 id maps, 6 signals, 2 --wait-all, 7
 # stdio, 3 -v and report, 7 alive at the deadline, 2 per backend when
 # RUNX_LAUNCH is not set, 6 the first signal's look at every process, 1
-# the init never named, 2 threads born in a stop, 2 + 2 where namespaces
-# cannot be made (2 with seccomp, on x86-64 only)
+# the init never named, 2 threads born in a stop, 6 a newcomer with
+# chosen pids, 2 + 2 where namespaces cannot be made (2 with seccomp, on
+# x86-64 only)
 n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 7 + n_backend + 6 + 1 + 2 + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 7 + n_backend + 6 + 1 + 2 + 6 + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -411,6 +412,27 @@ while not termed or time.monotonic() - termed[0] < 1.5:
 ' "$d/terms" "$m")
 assert_eq "pidns, threads born in the TERM handler: 124 (the command ended in the grace period)" 124 "$st"
 assert_eq "pidns, threads born in the TERM handler: the command got TERM once" "TERM" "$(cat "$d/terms" 2>&1)"
+
+# --- a newcomer whose pids are chosen below the pid counters -------------------
+# As in group.sh: a root job chooses a child's pid in its namespace and in
+# runx's (clone3(2)'s set_tid), which moves neither counter, and forks
+# that fail after their pids were allocated fool runx's count of forks
+# against its counter.  fork: the child's sleep is in the window with its
+# parent not reached; read: the child forks nothing (the walk each second).
+for mode in fork read; do
+	new_marker m
+	f=$TMPD/settid.$m
+	s=0
+	runx --kill-scope=pidns -t 1 -k 10 -- "$PY" "$(dirname "$TESTLIB")/settid.py" "$f" "$m" "$mode" 2 2>"$f.err" || s=$?
+	what="pidns, a newcomer with chosen pids ($mode)"
+	if grep -q '^clone3: ' "$f.err"; then
+		skips 3 "$what" "clone3's set_tid refused here: $(cat "$f.err")"
+	else
+		assert_eq "$what: 124" 124 "$s" "$(cat "$f.err")"
+		assert_eq "$what: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
+		assert_dead "$what: nothing left" "$m"
+	fi
+done
 
 # --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
 f=$TMPD/started
