@@ -589,7 +589,9 @@ static int cgroup_stop_signal(struct runx_scope *s, int sig, bool count)
  * every 100 ms before; it now reads cgroup.procs and the few new pids.
  * The last pass before the SIGKILL (last) reads every pid too: one chosen
  * with clone3(2)'s set_tid does not move the counter, and may be one
- * settled before.
+ * settled before.  Each pass then thaws the cgroups below the job's that
+ * the job froze since (runx_cgroup_thaw_below()), as the first signal
+ * does: a process frozen after it keeps its signal pending.
  */
 static int cgroup_newcomers(struct runx_scope *s, int sig, bool last)
 {
@@ -608,6 +610,8 @@ static int cgroup_newcomers(struct runx_scope *s, int sig, bool last)
 				   .settled = &cgs->settled};
 	int r = signal_pids(&cs);
 	cgs->pass_pid = cs.walked && now > 0 ? now : 0;
+	if (sig != SIGCONT)
+		(void)runx_cgroup_thaw_below(CG(s));
 	return r;
 }
 

@@ -22,8 +22,9 @@ ps_tests=2
 # (2 x 4 per kind and 2 x 1 for sub-cgroup and fork-storm), 7 + 6 all at
 # once, 10 exec failures, 8 unprivileged, 10 the command's group at
 # once, 3 runx moved between attempts, 9 runx in a killed cgroup, 4 a
-# pid reused after newcomer passes, 3 a cgroup the job froze
-plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9 + 4 + 3))
+# pid reused after newcomer passes, 3 a cgroup the job froze, 3 one it
+# froze after the first signal
+plan $((16 + 6 + 1 + ps_tests + 2 + 44 + 7 + 6 + 10 + 8 + 10 + 3 + 9 + 4 + 3 + 3))
 
 # remove_stray_subcgroups: the sub-cgroup adversary makes these below its
 # own cgroup: if the command ever ran in ours instead, they are here.
@@ -430,5 +431,32 @@ assert_eq "a cgroup the job froze: 124 before the 20 s grace" "124 yes" \
 	"$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e < t + 15) ? "yes" : "no" }')"
 assert_eq "a cgroup the job froze: the frozen process ran its TERM trap" TERM "$(cat "$f" 2>/dev/null)"
 assert_dead "a cgroup the job froze: nothing left" "$m"
+
+# The same, frozen after the first signal: the job's TERM handler freezes
+# a, then starts a subshell that traps TERM and moves itself into a/b,
+# where it freezes at once, before it can act on anything.  It is a
+# newcomer: a pass sends it TERM, which stays pending, and thaws a; the
+# trap runs before the SIGKILL, 20 s later.  The handler waits for it,
+# and writes TERM itself if it died of TERM before its trap was set.
+new_marker m
+f=$TMPD/frozen-late.$m
+# shellcheck disable=SC2016 # expanded by the job's shell
+on_time 1 "$f.ready" "$f" "$m" -- runx_cg -C -t @T -k 20 -- bash -c '
+	c=$(grep "^0::" /proc/self/cgroup | cut -d: -f3)
+	c=$1$c f=$2 m=$3
+	late() {
+		mkdir -p "$c/a/b"
+		echo 1 >"$c/a/cgroup.freeze"
+		(trap "echo TERM >$f; exit 0" TERM; echo "$BASHPID" >"$c/a/b/cgroup.procs"; sleep $m & wait) &
+		wait $!
+		[ $? != 143 ] || echo TERM >"$f" # TERM came before its trap
+	}
+	trap late TERM
+	: >"$f.ready"
+	sleep $m & wait' bash "$CGMNT" "$f" "$m"
+assert_eq "a cgroup the job froze after the first signal: 124 before the 20 s grace" "124 yes" \
+	"$OT_STATUS $(awk -v e="$OT_ELAPSED" -v t="$OT_T" 'BEGIN { print (e < t + 15) ? "yes" : "no" }')"
+assert_eq "a cgroup the job froze after the first signal: the frozen process ran its TERM trap" TERM "$(cat "$f" 2>/dev/null)"
+assert_dead "a cgroup the job froze after the first signal: nothing left" "$m"
 
 done_testing
