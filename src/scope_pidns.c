@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -225,9 +227,27 @@ struct pidns_newcomers {
 	bool window; /* the pass reads a window (runx_parent_missed()) */
 };
 
-/* True if pid's pid namespace is ns (its /proc/PID/ns/pid link). */
+/* ioctl(2) on a namespace's fd: the fd of its parent namespace (Linux
+ * 4.9, ioctl_ns(2); <linux/nsfs.h>, which musl lacks). */
+#define NS_GET_PARENT _IO(0xb7, 0x2)
+
+/* The deepest nesting of pid namespaces (MAX_PID_NS_LEVEL,
+ * kernel/pid_namespace.c). */
+#define PID_NS_LEVELS 32
+
+/*
+ * True if pid's pid namespace (its /proc/PID/ns/pid link) is the one
+ * whose link ns is ("pid:[INODE]"), or a namespace nested in it: a job
+ * may make PID namespaces of its own (unshare --pid), and their
+ * processes are the job's too (the init's kill(2) of -1 reaches them).
+ * A link other than ns and runx's own is followed up through its parents
+ * (NS_GET_PARENT, ioctl_ns(2); it fails at the namespace of /proc's
+ * reader, runx's) comparing inode numbers: two fds at most, for a
+ * moment.  False where that cannot be read (gone, out of fds).
+ */
 static bool in_namespace(pid_t pid, const char *ns)
 {
+	static char own[64]; /* runx's own link: no process there is one */
 	char path[64], link[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
@@ -235,7 +255,29 @@ static bool in_namespace(pid_t pid, const char *ns)
 	if (n <= 0)
 		return false;
 	link[n] = '\0';
-	return strcmp(link, ns) == 0;
+	if (strcmp(link, ns) == 0)
+		return true;
+	if (own[0] == '\0') {
+		ssize_t k = readlink("/proc/self/ns/pid", own, sizeof(own) - 1);
+		own[k > 0 ? k : 0] = '\0';
+	}
+	if (strcmp(link, own) == 0)
+		return false;
+	const char *ino = strchr(ns, '[');
+	unsigned long long want = ino != NULL ? strtoull(ino + 1, NULL, 10) : 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found = false;
+	struct stat st;
+	for (int i = 0; fd >= 0 && !found && i < PID_NS_LEVELS; i++) {
+		found = fstat(fd, &st) == 0 &&
+			(unsigned long long)st.st_ino == want;
+		int parent = found ? -1 : ioctl(fd, NS_GET_PARENT);
+		close(fd);
+		fd = parent;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
 }
 
 /* runx_reach_late()'s member check: st is in the namespace ns (arg). */

@@ -16,13 +16,13 @@ setup_nobody
 # stdio, 3 -v and report, 7 alive at the deadline, 2 per backend when
 # RUNX_LAUNCH is not set, 6 the first signal's look at every process, 1
 # the init never named, 2 threads born in a stop, 6 a newcomer with
-# chosen pids, 2 + 2 where namespaces cannot be made (2 with seccomp, on
-# x86-64 only)
+# chosen pids, 6 a nested namespace, 2 + 2 where namespaces cannot be
+# made (2 with seccomp, on x86-64 only)
 n_backend=0
 [ -n "${RUNX_LAUNCH:-}" ] || n_backend=$((2 * $(wc -w <<<"$ALL_BACKENDS")))
 n_seccomp=0
 [ "$(uname -m)" != x86_64 ] || n_seccomp=2
-plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 7 + n_backend + 6 + 1 + 2 + 6 + 2 + n_seccomp + 2))
+plan $((23 * 2 + 3 + 6 + 2 + 7 + 3 + 7 + n_backend + 6 + 1 + 2 + 6 + 6 + 2 + n_seccomp + 2))
 
 # nrunx ARGS...: runx as uid/gid 65534 (backend from RUNX_LAUNCH as runx).
 nrunx() {
@@ -433,6 +433,44 @@ for mode in fork read; do
 		assert_dead "$what: nothing left" "$m"
 	fi
 done
+
+# --- a PID namespace the job makes is the job's too ------------------------------
+# The init's kill(2) of -1 reaches the processes of a namespace the job
+# nests in its own; a newcomer there must get the first signal, and -v
+# must count and name them.  Newcomer: the command's TERM handler starts
+# unshare --pid --fork with a shell whose child traps TERM; its trap must
+# run, and runx end long before the 20 s grace.
+new_marker m
+f=$TMPD/nested.$m
+cat >"$f.inner" <<EOF
+trap 'echo TERM >$f; exit 0' TERM
+sleep $m & wait
+EOF
+# the nested namespace's init: TERM before its child's trap is set kills
+# the child (143), and counts; the init itself has no handler, so the
+# kernel drops TERM for it (pid_namespaces(7))
+cat >"$f.init" <<EOF
+sh $f.inner
+[ \$? != 143 ] || echo TERM >$f
+EOF
+s=0
+t0=$EPOCHREALTIME
+runx --kill-scope=pidns -t 1 -k 20 -- sh -c \
+	"trap 'unshare --pid --fork sh $f.init & sleep 8; exit 0' TERM; sleep $m & wait" 2>"$f.err" || s=$?
+took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a < 15) ? "yes" : "no " b - a " s" }')
+assert_eq "pidns, a newcomer in a nested namespace: 124 before the 20 s grace" "124 yes" "$s $took" "$(cat "$f.err")"
+assert_eq "pidns, a newcomer in a nested namespace: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
+assert_dead "pidns, a newcomer in a nested namespace: nothing left" "$m"
+# Names: unshare, the nested shell (its init) and its two sleeps, all
+# ignoring TERM (2 s for them to start, on a loaded machine too).
+new_marker m
+runx -v --kill-scope=pidns -t 2 -k 0.5 -- unshare --pid --fork sh -c "trap '' TERM; sleep $m & sleep $m" \
+	2>"$TMPD/nested.err" || true
+assert_eq "pidns, a nested namespace: -v names the 4 processes alive at the deadline" 4 \
+	"$(grep -c 'alive at the deadline: pid' "$TMPD/nested.err")" "$(cat "$TMPD/nested.err")"
+assert_match "pidns, a nested namespace: -v counts 4 alive after the grace period" \
+	"4 processes still alive after" "$(cat "$TMPD/nested.err")"
+assert_dead "pidns, a nested namespace: nothing left" "$m"
 
 # --- where namespaces cannot be made: 125, saying which, nothing started --------------------------
 f=$TMPD/started
