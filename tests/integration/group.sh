@@ -293,22 +293,7 @@ assert_dead "group, a newcomer that joins the group: it is gone" "$m"
 # reached: runx walks all of /proc at once (the parent first).  read: the
 # shell forks nothing, and the walk that runx makes at least every second
 # finds it (the grace period is 10 s).
-for mode in fork read; do
-	new_marker m
-	f=$TMPD/settid.$m
-	s=0
-	[ -z "$PY" ] || runx -t 1 -k 10 -- "$PY" "$(dirname "$TESTLIB")/settid.py" "$f" "$m" "$mode" 1 2>"$f.err" || s=$?
-	what="group, a newcomer with a chosen pid ($mode)"
-	if [ -z "$PY" ]; then
-		skips 3 "$what" "python3 is needed"
-	elif grep -q '^clone3: ' "$f.err"; then
-		skips 3 "$what" "clone3's set_tid refused here: $(cat "$f.err")"
-	else
-		assert_eq "$what: 124" 124 "$s" "$(cat "$f.err")"
-		assert_eq "$what: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
-		assert_dead "$what: nothing left" "$m"
-	fi
-done
+settid_cases "group, a newcomer with a chosen pid" 1
 
 # --- the last pass for newcomers comes after the count ---------------------------------
 # With -v (or --report), runx counts and names what is left when the grace

@@ -586,6 +586,34 @@ new_marker() {
 	printf -v "$1" '1000.%s9%d' "$MARK_BASE" "$MARK_SEQ"
 }
 
+# settid_cases WHAT LEVELS RUNX-ARGS...: settid.py's job (a newcomer
+# whose pid is chosen with clone3's set_tid, LEVELS as there) in both its
+# modes, fork and read, under runx RUNX-ARGS -t 1 -k 10: 3 checks each
+# (124, the child's TERM trap ran, nothing left), named "WHAT (MODE)";
+# 3 skips each without python3 ($PY) or where set_tid is refused.
+settid_cases() {
+	local what=$1 levels=$2 mode m f s
+	shift 2
+	for mode in fork read; do
+		new_marker m
+		f=$TMPD/settid.$m
+		s=0
+		if [ -z "${PY:-}" ]; then
+			skips 3 "$what ($mode)" "python3 is needed"
+			continue
+		fi
+		runx "$@" -t 1 -k 10 -- "$PY" "$(dirname "$TESTLIB")/settid.py" "$f" "$m" "$mode" "$levels" \
+			2>"$f.err" || s=$?
+		if grep -q '^clone3: ' "$f.err"; then
+			skips 3 "$what ($mode)" "clone3's set_tid refused here: $(cat "$f.err")"
+			continue
+		fi
+		assert_eq "$what ($mode): 124" 124 "$s" "$(cat "$f.err")"
+		assert_eq "$what ($mode): its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
+		assert_dead "$what ($mode): nothing left" "$m"
+	done
+}
+
 # The /proc scanner: prints "pid state cmdline" for every live (not zombie)
 # process whose command line holds a match of the regex in $SCAN_RE as a
 # whole word (not preceded by a digit or '.', not followed by a digit).

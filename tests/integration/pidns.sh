@@ -419,20 +419,7 @@ assert_eq "pidns, threads born in the TERM handler: the command got TERM once" "
 # that fail after their pids were allocated fool runx's count of forks
 # against its counter.  fork: the child's sleep is in the window with its
 # parent not reached; read: the child forks nothing (the walk each second).
-for mode in fork read; do
-	new_marker m
-	f=$TMPD/settid.$m
-	s=0
-	runx --kill-scope=pidns -t 1 -k 10 -- "$PY" "$(dirname "$TESTLIB")/settid.py" "$f" "$m" "$mode" 2 2>"$f.err" || s=$?
-	what="pidns, a newcomer with chosen pids ($mode)"
-	if grep -q '^clone3: ' "$f.err"; then
-		skips 3 "$what" "clone3's set_tid refused here: $(cat "$f.err")"
-	else
-		assert_eq "$what: 124" 124 "$s" "$(cat "$f.err")"
-		assert_eq "$what: its TERM trap ran" TERM "$(cat "$f" 2>&1)" "$(cat "$f.err")"
-		assert_dead "$what: nothing left" "$m"
-	fi
-done
+settid_cases "pidns, a newcomer with chosen pids" 2 --kill-scope=pidns
 
 # --- a PID namespace the job makes is the job's too ------------------------------
 # The init's kill(2) of -1 reaches the processes of a namespace the job
