@@ -301,10 +301,12 @@ settid_cases "group, a newcomer with a chosen pid" 1
 # process born meanwhile would meet only the SIGKILL if the last pass for
 # newcomers came before the count.  It comes after: its "sending to
 # newcomers" line follows the count's.  The command's TERM handler starts
-# a sleep every 20 ms, so that the last pass finds some.
+# a sleep every 5 ms, so that the last pass finds some, and the grace
+# period (1.05 s) does not end with a pass of the 100 ms re-check (in CI
+# one ran 1 ms before the count once, and the last pass found none).
 new_marker m
 s=0
-runx -v -t 0.5 -k 1 -- sh -c "trap 'while :; do sleep $m & sleep 0.02; done' TERM; sleep $m & wait" \
+runx -v -t 0.5 -k 1.05 -- sh -c "trap 'while :; do sleep $m & sleep 0.005; done' TERM; sleep $m & wait" \
 	2>"$TMPD/last.err" || s=$?
 assert_eq "the last pass after the count: 124" 124 "$s"
 assert_eq "the last pass after the count: the count, then the newcomers, then SIGKILL" "count newcomers kill" \
