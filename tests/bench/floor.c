@@ -4,6 +4,8 @@
  * hand through scripts/bench; never part of `make check`.
  *
  *   tests/bench/floor [--release] CGROUP_PARENT COMMAND [ARG]...
+ *   tests/bench/floor --group COMMAND [ARG]...
+ *   tests/bench/floor --pidns COMMAND [ARG]...
  *
  * Makes the cgroup CGROUP_PARENT/runx-PID-floor, runs COMMAND in it, and
  * waits for SIGTERM (sigwaitinfo(2)).  Then it writes "1" to its
@@ -22,13 +24,34 @@
  * ECHILD then): the floor of a supervisor that, like runx's tree and
  * cgroup scopes, must see every process of the job released.
  *
+ * With --group there is no cgroup: the floor of runx's group scope.
+ * COMMAND runs in a new session (setsid(2)), so its pid is its process
+ * group id.  On SIGTERM, one kill(2) of -pgid with SIGTERM (the kernel
+ * signals every member under tasklist_lock, kernel/signal.c,
+ * __kill_pgrp_info()), then it waits until kill(2) of -pgid with signal 0
+ * says ESRCH: woken by SIGCHLD (it is a child subreaper that releases its
+ * children as they exit, as runx is in that scope), and at the latest
+ * every millisecond for members that are not its children.  No census,
+ * no grace period.
+ *
+ * With --pidns there is no cgroup either: the floor of runx's pidns
+ * scope.  It forks an init into a new PID namespace (unshare(2)
+ * CLONE_NEWPID), which runs COMMAND as its child.  On SIGTERM it passes
+ * SIGTERM to the init, which sends it to every process of the namespace
+ * with one kill(2) of -1 (pid_namespaces(7); the kernel walks every
+ * process of the machine under tasklist_lock, kernel/signal.c,
+ * kill_something_info()), reaps until wait(2) says ECHILD, and exits;
+ * then it reaps the init and exits.  No census, no grace period.
+ *
  * Exit status: 0 after the cleanup; 125 if the cgroup cannot be made or
  * the command not started; 1 if the kill or the wait fails.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +59,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Writes s to the file path; 0 or -1 (errno set). */
@@ -87,6 +111,105 @@ static int kill_and_wait(const char *dir)
 	return p == 0 ? 0 : -1;
 }
 
+/* --group: kill(2) of -pgid, then waits until the group is empty; 0, or
+ * -1 if a kill(2) fails otherwise than with ESRCH. */
+static int kill_group_and_wait(pid_t pgid)
+{
+	struct timespec ms = {0, 1000000};
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (kill(-pgid, SIGTERM) < 0)
+		return errno == ESRCH ? 0 : -1;
+	while (kill(-pgid, 0) == 0)
+		(void)sigtimedwait(&chld, NULL, &ms);
+	return errno == ESRCH ? 0 : -1;
+}
+
+/* floor --group COMMAND [ARG]...: see the top of this file. */
+static int group_floor(char **argv)
+{
+	struct sigaction sa = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDWAIT};
+	sigset_t block;
+	pid_t child;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+	    sigaction(SIGCHLD, &sa, NULL) < 0) {
+		perror("floor: subreaper");
+		return 125;
+	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	child = fork();
+	if (child == 0) {
+		sigprocmask(SIG_UNBLOCK, &block, NULL);
+		if (setsid() >= 0)
+			execvp(argv[0], argv);
+		_exit(125);
+	}
+	if (child < 0)
+		return 125;
+	sigdelset(&block, SIGCHLD);
+	while (sigwaitinfo(&block, NULL) < 0 && errno == EINTR)
+		;
+	return kill_group_and_wait(child) == 0 ? 0 : 1;
+}
+
+/* The init of --pidns (pid 1 of its namespace; TERM blocked): runs argv
+ * as its child, waits for SIGTERM, kill(2) of -1, reaps every process;
+ * exits 0, or 1 if the kill fails. */
+static int pidns_init(char **argv, sigset_t *term)
+{
+	pid_t child = fork();
+	int r;
+
+	if (child == 0) {
+		sigprocmask(SIG_UNBLOCK, term, NULL);
+		execvp(argv[0], argv);
+		_exit(125);
+	}
+	if (child < 0)
+		return 125;
+	while (sigwaitinfo(term, NULL) < 0 && errno == EINTR)
+		;
+	r = kill(-1, SIGTERM) == 0 || errno == ESRCH ? 0 : 1;
+	while (wait(NULL) >= 0 || errno == EINTR)
+		;
+	return r;
+}
+
+/* floor --pidns COMMAND [ARG]...: see the top of this file. */
+static int pidns_floor(char **argv)
+{
+	sigset_t term;
+	pid_t init;
+	int status;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	if (unshare(CLONE_NEWPID) < 0) {
+		perror("floor: unshare");
+		return 125;
+	}
+	init = fork();
+	if (init == 0)
+		_exit(pidns_init(argv, &term));
+	if (init < 0)
+		return 125;
+	while (sigwaitinfo(&term, NULL) < 0 && errno == EINTR)
+		;
+	if (kill(init, SIGTERM) < 0)
+		return 1;
+	while (waitpid(init, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], procs[PATH_MAX + 16], pid[32];
@@ -94,6 +217,10 @@ int main(int argc, char **argv)
 	pid_t child;
 	int release = argc > 1 && strcmp(argv[1], "--release") == 0;
 
+	if (argc > 2 && strcmp(argv[1], "--group") == 0)
+		return group_floor(argv + 2);
+	if (argc > 2 && strcmp(argv[1], "--pidns") == 0)
+		return pidns_floor(argv + 2);
 	argc -= release;
 	argv += release;
 	if (argc < 3) {
