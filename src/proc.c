@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "decimal.h"
 #include "syscalls.h"
 
@@ -269,7 +270,7 @@ void runx_pass_mark_take(struct runx_pass_mark *m)
 	 * more than the pids allocated, never fewer */
 	m->pid = runx_proc_last_pid();
 	m->forks = runx_proc_forks();
-	m->walked_ns = 0;
+	m->walked_ns = runx_now_ns();
 }
 
 long runx_proc_pid_max(void)

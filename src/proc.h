@@ -234,12 +234,14 @@ long long runx_proc_forks(void);
 struct runx_pass_mark {
 	long pid;
 	long long forks;
-	int64_t walked_ns; /* CLOCK_MONOTONIC, ns: when the last signal or
-			    * pass that reached every process began (set by
-			    * the scopes, runx_newcomer_pass_begin()) */
+	int64_t walked_ns; /* CLOCK_MONOTONIC, ns: when the mark was taken,
+			    * or, for a newcomer pass that read a window, the
+			    * walked_ns of the mark before it; so, when the
+			    * last signal or pass that reached every process
+			    * began (runx_newcomer_pass_begin()) */
 };
 
-/* Takes a mark now. */
+/* Takes a mark now (walked_ns: now). */
 void runx_pass_mark_take(struct runx_pass_mark *m);
 
 /*

@@ -331,9 +331,7 @@ static int group_stop_signal(struct runx_scope *s, int sig, bool count)
 	struct group_state *gs = s->proc_trusted ? group_state(s) : NULL;
 
 	if (gs != NULL) {
-		runx_pass_mark_take(&gs->pass);
-		/* the kill(2) reaches all */
-		gs->pass.walked_ns = runx_now_ns();
+		runx_pass_mark_take(&gs->pass); /* the kill(2) reaches all */
 		runx_pidset_free(&gs->outside);
 	}
 	s->stop_tick = runx_proc_uptime_ticks();
@@ -399,13 +397,14 @@ static int signal_newcomer(const struct runx_proc_stat *st, void *arg)
  * emptied first).  A process gone, or another in its pid, is dropped.
  * 0, or -errno (ENOMEM, EMFILE, ...).
  */
-static int look_outside(struct group_state *gs, struct group_newcomers *g)
+static int look_outside(void *arg)
 {
-	struct runx_pidset seen = gs->outside;
+	struct group_newcomers *g = arg;
+	struct runx_pidset seen = *g->outside;
 	struct runx_proc_stat st;
 	int r = 0;
 
-	memset(&gs->outside, 0, sizeof(gs->outside));
+	memset(g->outside, 0, sizeof(*g->outside));
 	for (size_t i = 0; r == 0 && i < seen.n; i++) {
 		int e = runx_proc_stat(seen.v[i].pid, &st);
 		if (e == 0 && st.start_time == seen.v[i].start_time)
@@ -415,6 +414,12 @@ static int look_outside(struct group_state *gs, struct group_newcomers *g)
 	}
 	runx_pidset_free(&seen);
 	return r;
+}
+
+/* Before a walk of /proc, which notes anew those outside the group. */
+static void forget_outside(void *arg)
+{
+	runx_pidset_free(((struct group_newcomers *)arg)->outside);
 }
 
 /*
@@ -438,32 +443,18 @@ static int group_newcomers(struct runx_scope *s, int sig, bool last)
 	struct group_state *gs =
 	    s->proc_trusted && s->child_leads_session ? group_state(s) : NULL;
 	struct group_newcomers g = {s, sig, 0, gs ? &gs->outside : NULL, false};
-	int r = 0;
+	struct runx_pass_mark none = {0, -1, 0}; /* no window without gs */
+	struct runx_newcomer_pass p = {signal_newcomer, look_outside,
+				       forget_outside, &g, &g.window};
 
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    (kill(-s->child, 0) < 0 && errno == ESRCH))
 		return 0;
-	struct runx_pass_mark now = {0, -1, 0};
-	g.window =
-	    gs != NULL && runx_newcomer_pass_begin(s, &gs->pass, &now, last);
-	if (g.window) {
-		r = look_outside(gs, &g);
-		if (r == 0)
-			r = runx_proc_each_since(gs->pass.pid, now.pid,
-						 signal_newcomer, &g);
+	if (gs == NULL) { /* nothing noted outside the group */
+		p.window_first = NULL;
+		p.walk_first = NULL;
 	}
-	if (!g.window || r == -EAGAIN) { /* a parent outside the window */
-		g.window = false;
-		now.walked_ns = runx_now_ns();
-		if (gs != NULL)
-			runx_pidset_free(&gs->outside);
-		r = runx_proc_each_oldest_first(signal_newcomer, &g);
-	}
-	if (gs != NULL) {
-		gs->pass = now;
-		if (r != 0)
-			gs->pass.pid = 0; /* the next pass walks /proc */
-	}
+	int r = runx_newcomer_pass(s, gs != NULL ? &gs->pass : &none, last, &p);
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

@@ -67,6 +67,36 @@ bool runx_newcomer_pass_begin(const struct runx_scope *s,
 			      const struct runx_pass_mark *from,
 			      struct runx_pass_mark *now, bool last);
 
+/* What a newcomer pass of the pidns or group scope does with what it
+ * reads (runx_newcomer_pass()). */
+struct runx_newcomer_pass {
+	/* called for each process read, with arg; its nonzero value ends
+	 * the pass (-EAGAIN from a window: a walk follows) */
+	int (*each)(const struct runx_proc_stat *st, void *arg);
+	int (*window_first)(void *arg); /* before a window is read, or NULL;
+					 * nonzero: -EAGAIN or an error */
+	void (*walk_first)(void *arg);	/* before a walk, or NULL */
+	void *arg;
+	bool *window; /* set to true while the pass reads a window (each
+		       * reads it: runx_parent_missed()) */
+};
+
+/*
+ * One newcomer pass of the pidns or group scope since the mark *mark
+ * (the scope's: the mark of this pass replaces it).  Where
+ * runx_newcomer_pass_begin() allows, p->window_first, then the pids
+ * allocated since the mark (runx_proc_each_since()); else, or where
+ * either returned -EAGAIN (a parent outside the window,
+ * runx_parent_missed()), p->walk_first and a walk of all of /proc,
+ * oldest first (runx_proc_each_oldest_first()), which stamps the mark's
+ * walked_ns.  After any other nonzero value, the next pass walks
+ * (mark->pid 0).  Reads /proc/loadavg and /proc/stat, then up to two fds
+ * at a time.  Returns 0, a value of p's functions, or -errno (ENOMEM,
+ * EMFILE, ...).
+ */
+int runx_newcomer_pass(const struct runx_scope *s, struct runx_pass_mark *mark,
+		       bool last, const struct runx_newcomer_pass *p);
+
 /*
  * A process held by a pidfd as the sign that a scope still has a member:
  * the census of the tree and group scopes asks it alone, instead of

@@ -495,11 +495,8 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 		      read_namespace(s, g.ns, sizeof(g.ns));
 
 	NS(s)->pass.pid = 0;
-	if (s->proc_trusted) {
+	if (s->proc_trusted) /* the init's kill(2) of -1 reaches all */
 		runx_pass_mark_take(&NS(s)->pass);
-		/* the init's kill(2) of -1 reaches all */
-		NS(s)->pass.walked_ns = runx_now_ns();
-	}
 	s->stop_tick = runx_proc_uptime_ticks();
 	if (copies)
 		runx_copies_find(&c);
@@ -534,27 +531,15 @@ static int pidns_stop_signal(struct runx_scope *s, int sig, bool count)
 static int pidns_newcomers(struct runx_scope *s, int sig, bool last)
 {
 	struct pidns_newcomers g = {.scope = s, .sig = sig};
-	struct runx_pidns *ns = NS(s);
-	struct runx_pass_mark now = {0, -1, 0};
-	int r = 0;
+	struct runx_newcomer_pass p = {signal_newcomer, NULL, NULL, &g,
+				       &g.window};
 
 	/* another namespace's /proc: /proc/PID/ns/pid of the init's pid is
 	 * another process's, and would match processes outside the job */
 	if (s->stop_tick == 0 || !s->proc_trusted ||
 	    !read_namespace(s, g.ns, sizeof(g.ns)))
 		return 0;
-	g.window = runx_newcomer_pass_begin(s, &ns->pass, &now, last);
-	if (g.window)
-		r = runx_proc_each_since(ns->pass.pid, now.pid, signal_newcomer,
-					 &g);
-	if (!g.window || r == -EAGAIN) { /* a parent outside the window */
-		g.window = false;
-		now.walked_ns = runx_now_ns();
-		r = runx_proc_each_oldest_first(signal_newcomer, &g);
-	}
-	ns->pass = now;
-	if (r != 0)
-		ns->pass.pid = 0; /* the next pass walks /proc */
+	int r = runx_newcomer_pass(s, &NS(s)->pass, last, &p);
 	return r < 0 && g.reached == 0 ? r : g.reached;
 }
 

@@ -181,13 +181,40 @@ bool runx_newcomer_pass_begin(const struct runx_scope *s,
 			      const struct runx_pass_mark *from,
 			      struct runx_pass_mark *now, bool last)
 {
-	int64_t t = runx_now_ns();
-
 	runx_pass_mark_take(now);
-	bool window = !last && t - from->walked_ns < RUNX_NEWCOMER_WALK_NS &&
-		      runx_newcomer_window(s, from, now);
-	now->walked_ns = window ? from->walked_ns : t;
+	bool window =
+	    !last && now->walked_ns - from->walked_ns < RUNX_NEWCOMER_WALK_NS &&
+	    runx_newcomer_window(s, from, now);
+	if (window)
+		now->walked_ns = from->walked_ns;
 	return window;
+}
+
+int runx_newcomer_pass(const struct runx_scope *s, struct runx_pass_mark *mark,
+		       bool last, const struct runx_newcomer_pass *p)
+{
+	struct runx_pass_mark now;
+	int r = 0;
+
+	*p->window = runx_newcomer_pass_begin(s, mark, &now, last);
+	if (*p->window) {
+		if (p->window_first != NULL)
+			r = p->window_first(p->arg);
+		if (r == 0)
+			r = runx_proc_each_since(mark->pid, now.pid, p->each,
+						 p->arg);
+	}
+	if (!*p->window || r == -EAGAIN) { /* a parent outside the window */
+		*p->window = false;
+		now.walked_ns = runx_now_ns();
+		if (p->walk_first != NULL)
+			p->walk_first(p->arg);
+		r = runx_proc_each_oldest_first(p->each, p->arg);
+	}
+	*mark = now;
+	if (r != 0)
+		mark->pid = 0; /* the next pass walks /proc */
+	return r;
 }
 
 int runx_witness_take(struct runx_witness *w, pid_t pid)
