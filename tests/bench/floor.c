@@ -6,6 +6,7 @@
  *   tests/bench/floor [--release] CGROUP_PARENT COMMAND [ARG]...
  *   tests/bench/floor --group COMMAND [ARG]...
  *   tests/bench/floor --pidns COMMAND [ARG]...
+ *   tests/bench/floor --tree COMMAND [ARG]...
  *
  * Makes the cgroup CGROUP_PARENT/runx-PID-floor, runs COMMAND in it, and
  * waits for SIGTERM (sigwaitinfo(2)).  Then it writes "1" to its
@@ -43,17 +44,30 @@
  * kill_something_info()), reaps until wait(2) says ECHILD, and exits;
  * then it reaps the init and exits.  No census, no grace period.
  *
+ * With --tree, no cgroup either: the floor of runx's tree scope.
+ * COMMAND runs in a new session, under a child subreaper that releases
+ * its children as they exit.  On SIGTERM: one kill(2) of -pgid, one walk
+ * of /proc reading every /proc/PID/stat (the parent of each process: no
+ * other interface gives a subreaper its descendants, proc(5)), and
+ * kill(2) of each descendant outside the process group; then it waits
+ * until waitid(2) says ECHILD.  One walk (another each second while
+ * children are left), no census, no grace: less than a tree scope must
+ * do (newcomers are not looked for).
+ *
  * Exit status: 0 after the cleanup; 125 if the cgroup cannot be made or
  * the command not started; 1 if the kill or the wait fails.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -127,8 +141,112 @@ static int kill_group_and_wait(pid_t pgid)
 	return errno == ESRCH ? 0 : -1;
 }
 
-/* floor --group COMMAND [ARG]...: see the top of this file. */
-static int group_floor(char **argv)
+/* --tree: the pid and parent of each process in /proc into pid[] and
+ * ppid[] (at most max); how many, or -1. */
+static int list_parents(pid_t *pid, pid_t *ppid, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while (n < max && (e = readdir(d)) != NULL) {
+		char path[64], buf[512], *paren;
+		long p = atol(e->d_name);
+		int fd;
+		ssize_t len;
+
+		if (p <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", p);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "PID (COMM) STATE PPID ...": COMM may hold ") " */
+		if ((paren = strrchr(buf, ')')) == NULL || paren[1] == '\0')
+			continue;
+		pid[n] = (pid_t)p;
+		ppid[n++] = (pid_t)atol(paren + 4);
+	}
+	closedir(d);
+	return n;
+}
+
+/* --tree: kill(2) of each descendant outside the process group pgid that
+ * one walk of /proc finds; 0, or -1 if /proc cannot be read or a kill(2)
+ * fails otherwise than with ESRCH. */
+static int kill_descendants(pid_t pgid)
+{
+	enum { MAX = 1 << 17, PIDS = 1 << 22 /* PID_MAX_LIMIT */ };
+	static pid_t pid[MAX], ppid[MAX];
+	static char mine[PIDS]; /* by pid: a descendant */
+	int n, r = 0;
+	bool more = true;
+
+	if ((n = list_parents(pid, ppid, MAX)) < 0)
+		return -1;
+	/* the command too: if it exits during the walk after its children
+	 * with smaller pids (a wrap) were read, it is not listed */
+	mine[getpid()] = mine[pgid] = 1;
+	while (more) { /* a child of a descendant is one; mostly 2 rounds */
+		more = false;
+		for (int i = 0; i < n; i++)
+			if (!mine[pid[i]] && mine[ppid[i]]) {
+				mine[pid[i]] = 1;
+				more = true;
+			}
+	}
+	for (int i = 0; i < n; i++)
+		if (mine[pid[i]] && pid[i] != getpid() &&
+		    getpgid(pid[i]) != pgid && kill(pid[i], SIGTERM) < 0 &&
+		    errno != ESRCH)
+			r = -1;
+	for (int i = 0; i < n; i++) /* clear for the next walk */
+		mine[pid[i]] = 0;
+	mine[getpid()] = mine[pgid] = 0;
+	return r;
+}
+
+/* --tree: true once no child is left (with SA_NOCLDWAIT, the kernel
+ * released each one as it exited). */
+static bool no_child(void)
+{
+	siginfo_t si;
+
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+	       errno == ECHILD;
+}
+
+/* --tree: on SIGTERM, as the top of this file says, then waits for
+ * ECHILD (woken by SIGCHLD, and every millisecond); a descendant that
+ * one walk missed (a parent that exited during it, after a wrap of the
+ * pid counter) is found by another walk a second later.  0, or -1. */
+static int kill_tree_and_wait(pid_t pgid)
+{
+	struct timespec ms = {0, 1000000};
+	sigset_t chld;
+	int r = 0;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (kill(-pgid, SIGTERM) < 0 && errno != ESRCH)
+		r = -1;
+	while (!no_child()) {
+		if (kill_descendants(pgid) < 0)
+			r = -1;
+		for (int i = 0; i < 1000 && !no_child(); i++)
+			(void)sigtimedwait(&chld, NULL, &ms);
+	}
+	return r;
+}
+
+/* floor --group or --tree COMMAND [ARG]...: see the top of this file. */
+static int session_floor(char **argv, bool tree)
 {
 	struct sigaction sa = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDWAIT};
 	sigset_t block;
@@ -155,6 +273,8 @@ static int group_floor(char **argv)
 	sigdelset(&block, SIGCHLD);
 	while (sigwaitinfo(&block, NULL) < 0 && errno == EINTR)
 		;
+	if (tree)
+		return kill_tree_and_wait(child) == 0 ? 0 : 1;
 	return kill_group_and_wait(child) == 0 ? 0 : 1;
 }
 
@@ -218,7 +338,9 @@ int main(int argc, char **argv)
 	int release = argc > 1 && strcmp(argv[1], "--release") == 0;
 
 	if (argc > 2 && strcmp(argv[1], "--group") == 0)
-		return group_floor(argv + 2);
+		return session_floor(argv + 2, false);
+	if (argc > 2 && strcmp(argv[1], "--tree") == 0)
+		return session_floor(argv + 2, true);
 	if (argc > 2 && strcmp(argv[1], "--pidns") == 0)
 		return pidns_floor(argv + 2);
 	argc -= release;
