@@ -212,13 +212,15 @@ static void take_witness(const struct runx_scope *s, struct group_state *g,
  * of the last listing of /proc not tried yet, from the last listed back
  * (the youngest first, likely the last to end), a member found by
  * getpgid(2), alive by its pidfd (take_witness()); once all are tried, a
- * new listing, tried likewise.  True if one was found.  Each pid is tried
- * once per listing, so the censuses of a stop that see their witness end
- * one after another try each process of /proc once between them.
+ * new listing, tried likewise, if listings is 2 (1: the last listing
+ * only).  True if one was found.  Each pid is tried once per listing, so
+ * the censuses of a stop that see their witness end one after another
+ * try each process of /proc once between them.
  */
-static bool next_witness(const struct runx_scope *s, struct group_state *g)
+static bool next_witness(const struct runx_scope *s, struct group_state *g,
+			 int listings)
 {
-	for (int listing = 0; listing < 2; listing++) {
+	for (int listing = 0; listing < listings; listing++) {
 		while (g->untried > 0) {
 			pid_t pid = g->listed[--g->untried];
 			if (getpgid(pid) != s->child)
@@ -229,7 +231,8 @@ static bool next_witness(const struct runx_scope *s, struct group_state *g)
 		}
 		free(g->listed);
 		g->listed = NULL;
-		if (listing > 0 || runx_proc_list(&g->listed, &g->untried) < 0)
+		if (listing + 1 >= listings ||
+		    runx_proc_list(&g->listed, &g->untried) < 0)
 			break;
 	}
 	return false;
@@ -241,7 +244,12 @@ static bool next_witness(const struct runx_scope *s, struct group_state *g)
  * on it: two system calls.  kill(2) of -pgid reads every member, and a
  * stop calls the census at every SIGCHLD while thousands of orphans of
  * the group end one by one (5,000 that end within 4 s: 4.0 s of runx's
- * CPU time, 0.7 s with the witness).  Else kill(2) with signal 0: ESRCH,
+ * CPU time, 0.7 s with the witness).  A witness that ended is first
+ * replaced from the pids the last listing of /proc has not tried yet
+ * (next_witness()): kill(2) of -pgid reads every member under the
+ * kernel's tasklist_lock (kernel/signal.c, __kill_pgrp_info()), which
+ * each dying member needs to exit, and a stop of 10,000 saw up to 6,000
+ * witnesses end.  Else kill(2) with signal 0: ESRCH,
  * the common case, needs no /proc scan and no fd, and is the only proof
  * of an empty group.  Such a census then looks for a new witness
  * (next_witness(): while 5,000 members died, the scan that found one
@@ -259,13 +267,14 @@ static void group_census(struct runx_scope *s, struct runx_census *c)
 
 	bool any = !c->want_count && c->pids == NULL;
 
-	if (g != NULL && any && witness_lives(s, g)) {
+	if (g != NULL && any &&
+	    (witness_lives(s, g) || next_witness(s, g, 1))) {
 		runx_census_found(c, g->witness.pid); /* its exit wakes runx */
 		return;
 	}
 	if (kill(-s->child, 0) < 0 && errno == ESRCH)
 		return;
-	if (g != NULL && any && next_witness(s, g)) {
+	if (g != NULL && any && next_witness(s, g, 2)) {
 		runx_census_found(c, g->witness.pid);
 		return;
 	}
