@@ -90,6 +90,25 @@ static int put(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+/* Waits (sigwaitinfo(2)) for a signal of set, which the caller blocks. */
+static void wait_signal(const sigset_t *set)
+{
+	while (sigwaitinfo(set, NULL) < 0 && errno == EINTR)
+		;
+}
+
+/* Makes this process a child subreaper (PR_SET_CHILD_SUBREAPER,
+ * prctl(2)) whose children the kernel releases as they exit
+ * (SA_NOCLDWAIT, sigaction(2)); 0, or -1 (errno set). */
+static int release_children(void)
+{
+	struct sigaction sa = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDWAIT};
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -1;
+	return sigaction(SIGCHLD, &sa, NULL);
+}
+
 /* 1 if the cgroup.events open as fd says "populated 1", 0 if "populated
  * 0", -1 on a read error. */
 static int populated(int fd)
@@ -183,6 +202,7 @@ static int kill_descendants(pid_t pgid)
 	enum { MAX = 1 << 17, PIDS = 1 << 22 /* PID_MAX_LIMIT */ };
 	static pid_t pid[MAX], ppid[MAX];
 	static char mine[PIDS]; /* by pid: a descendant */
+	pid_t self = getpid();
 	int n, r = 0;
 	bool more = true;
 
@@ -190,7 +210,7 @@ static int kill_descendants(pid_t pgid)
 		return -1;
 	/* the command too: if it exits during the walk after its children
 	 * with smaller pids (a wrap) were read, it is not listed */
-	mine[getpid()] = mine[pgid] = 1;
+	mine[self] = mine[pgid] = 1;
 	while (more) { /* a child of a descendant is one; mostly 2 rounds */
 		more = false;
 		for (int i = 0; i < n; i++)
@@ -200,13 +220,12 @@ static int kill_descendants(pid_t pgid)
 			}
 	}
 	for (int i = 0; i < n; i++)
-		if (mine[pid[i]] && pid[i] != getpid() &&
-		    getpgid(pid[i]) != pgid && kill(pid[i], SIGTERM) < 0 &&
-		    errno != ESRCH)
+		if (mine[pid[i]] && pid[i] != self && getpgid(pid[i]) != pgid &&
+		    kill(pid[i], SIGTERM) < 0 && errno != ESRCH)
 			r = -1;
 	for (int i = 0; i < n; i++) /* clear for the next walk */
 		mine[pid[i]] = 0;
-	mine[getpid()] = mine[pgid] = 0;
+	mine[self] = mine[pgid] = 0;
 	return r;
 }
 
@@ -243,12 +262,10 @@ static int kill_tree_and_wait(pid_t pgid)
 /* floor --group or --tree COMMAND [ARG]...: see the top of this file. */
 static int session_floor(char **argv, bool tree)
 {
-	struct sigaction sa = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDWAIT};
 	sigset_t block;
 	pid_t child;
 
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
-	    sigaction(SIGCHLD, &sa, NULL) < 0) {
+	if (release_children() < 0) {
 		perror("floor: subreaper");
 		return 125;
 	}
@@ -266,8 +283,7 @@ static int session_floor(char **argv, bool tree)
 	if (child < 0)
 		return 125;
 	sigdelset(&block, SIGCHLD);
-	while (sigwaitinfo(&block, NULL) < 0 && errno == EINTR)
-		;
+	wait_signal(&block);
 	if (tree)
 		return kill_tree_and_wait(child) == 0 ? 0 : 1;
 	return kill_group_and_wait(child) == 0 ? 0 : 1;
@@ -288,8 +304,7 @@ static int pidns_init(char **argv, sigset_t *term)
 	}
 	if (child < 0)
 		return 125;
-	while (sigwaitinfo(term, NULL) < 0 && errno == EINTR)
-		;
+	wait_signal(term);
 	r = kill(-1, SIGTERM) == 0 || errno == ESRCH ? 0 : 1;
 	while (wait(NULL) >= 0 || errno == EINTR)
 		;
@@ -315,8 +330,7 @@ static int pidns_floor(char **argv)
 		_exit(pidns_init(argv, &term));
 	if (init < 0)
 		return 125;
-	while (sigwaitinfo(&term, NULL) < 0 && errno == EINTR)
-		;
+	wait_signal(&term);
 	if (kill(init, SIGTERM) < 0)
 		return 1;
 	while (waitpid(init, &status, 0) < 0)
@@ -345,14 +359,9 @@ int main(int argc, char **argv)
 				"COMMAND [ARG]...\n");
 		return 125;
 	}
-	if (release) {
-		struct sigaction sa = {.sa_handler = SIG_DFL,
-				       .sa_flags = SA_NOCLDWAIT};
-		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
-		    sigaction(SIGCHLD, &sa, NULL) < 0) {
-			perror("floor: subreaper");
-			return 125;
-		}
+	if (release && release_children() < 0) {
+		perror("floor: subreaper");
+		return 125;
 	}
 	snprintf(dir, sizeof(dir), "%s/runx-%d-floor", argv[1], (int)getpid());
 	if (mkdir(dir, 0755) < 0) {
@@ -375,8 +384,7 @@ int main(int argc, char **argv)
 		rmdir(dir);
 		return 125;
 	}
-	while (sigwaitinfo(&term, NULL) < 0 && errno == EINTR)
-		;
+	wait_signal(&term);
 	int r = kill_and_wait(dir);
 	rmdir(dir);
 	/* with SA_NOCLDWAIT, wait(2) returns once every child is released */
