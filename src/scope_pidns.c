@@ -235,6 +235,18 @@ struct pidns_newcomers {
  * kernel/pid_namespace.c). */
 #define PID_NS_LEVELS 32
 
+/* The link at path (a /proc/PID/ns/pid: "pid:[INODE]") into link, NUL
+ * ended (size bytes); false if it cannot be read (gone). */
+static bool read_ns_link(const char *path, char *link, size_t size)
+{
+	ssize_t n = readlink(path, link, size - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return true;
+}
+
 /*
  * True if pid's pid namespace (its /proc/PID/ns/pid link) is the one
  * whose link ns is ("pid:[INODE]"), or a namespace nested in it: a job
@@ -251,16 +263,12 @@ static bool in_namespace(pid_t pid, const char *ns)
 	char path[64], link[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
+	if (!read_ns_link(path, link, sizeof(link)))
 		return false;
-	link[n] = '\0';
 	if (strcmp(link, ns) == 0)
 		return true;
-	if (own[0] == '\0') {
-		ssize_t k = readlink("/proc/self/ns/pid", own, sizeof(own) - 1);
-		own[k > 0 ? k : 0] = '\0';
-	}
+	if (own[0] == '\0') /* unread: stays empty, matching no link */
+		(void)read_ns_link("/proc/self/ns/pid", own, sizeof(own));
 	if (strcmp(link, own) == 0)
 		return false;
 	const char *ino = strchr(ns, '[');
@@ -320,11 +328,7 @@ static bool read_namespace(const struct runx_scope *s, char *ns, size_t size)
 	if (s->child_pidfd < 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)s->child);
-	ssize_t n = readlink(path, ns, size - 1);
-	if (n <= 0)
-		return false;
-	ns[n] = '\0';
-	return true;
+	return read_ns_link(path, ns, size);
 }
 
 struct pidns_members {
