@@ -172,6 +172,12 @@ bool runx_scope_holds_child(const struct runx_scope *s)
 	       s->ops->holds_child(s);
 }
 
+bool runx_scope_died_outside(const struct runx_scope *s, int pidfd)
+{
+	return s->ops->died_outside != NULL && s->child > 0 &&
+	       s->ops->died_outside(s, pidfd);
+}
+
 int runx_scope_kill(struct runx_scope *s)
 {
 	return s->ops->kill(s);

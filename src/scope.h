@@ -102,6 +102,9 @@ struct runx_scope_ops {
 	 * tree's root, the namespace's init, the group's leader: a session
 	 * leader cannot setpgid(2), setsid(2)). */
 	bool (*holds_child)(const struct runx_scope *s);
+	/* True if the direct child, reaped, died outside the scope: it had
+	 * left it (pidfd: runx's, still open); NULL: it cannot leave. */
+	bool (*died_outside)(const struct runx_scope *s, int pidfd);
 	/* Undoes prepare (after the scope is empty); 0 or -errno. */
 	int (*release)(struct runx_scope *s);
 	/*
@@ -281,6 +284,16 @@ int runx_scope_stop_signal(struct runx_scope *s, int sig, bool count);
  * /proc/PID/cgroup (one fd); the other scopes: nothing.
  */
 bool runx_scope_holds_child(const struct runx_scope *s);
+
+/*
+ * True if runx's direct child, reaped, died outside the scope, which it
+ * had left (the ops' died_outside; pidfd: runx's pidfd of it, borrowed);
+ * false if it died inside, cannot leave, or where it cannot be told.  The
+ * cgroup scope: one PIDFD_GET_INFO ioctl; where the child died in another
+ * cgroup than the job's, a walk of the job's cgroups below (fds as
+ * runx_cgroup_walk() says).
+ */
+bool runx_scope_died_outside(const struct runx_scope *s, int pidfd);
 
 /* SIGKILLs every process of the scope; reached, or -errno. */
 int runx_scope_kill(struct runx_scope *s);

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup_walk.h"
 #include "log.h"
 #include "proc.h"
 #include "scope_impl.h"
@@ -652,6 +654,37 @@ static bool cgroup_holds_child(const struct runx_scope *s)
 	return runx_cgroup_where(CG(s), s->child) != 0;
 }
 
+/* The enter of cgroup_died_outside()'s walk: 1 (the walk ends there) at
+ * the cgroup whose directory's inode number is *(uint64_t *)arg. */
+static int is_cgroup_id(int dir_fd, size_t depth, void *arg)
+{
+	struct stat st;
+
+	(void)depth;
+	return fstat(dir_fd, &st) == 0 &&
+	       (uint64_t)st.st_ino == *(uint64_t *)arg;
+}
+
+/*
+ * True if the command, reaped, died in a cgroup that is neither the job's
+ * nor one below it: where the kernel kept the id of the cgroup it died in
+ * (runx_pidfd_exit_cgroupid()), that id is not the job cgroup's, and a
+ * walk of the job's subtree finds no directory with it as inode number.
+ * False where it cannot tell (no id kept, the walk failed).  A cgroup
+ * below the job's that the job removed after the command died in it is
+ * not found either: the command is then said to have died outside.
+ */
+static bool cgroup_died_outside(const struct runx_scope *s, int pidfd)
+{
+	uint64_t id;
+
+	if (!HAS_CG(s) || pidfd < 0 ||
+	    runx_pidfd_exit_cgroupid(pidfd, &id) < 0 || id == CG(s)->id)
+		return false;
+	struct runx_cgroup_visit v = {.enter = is_cgroup_id, .arg = &id};
+	return runx_cgroup_walk(CG(s)->dir_fd, &v) == 0;
+}
+
 /* Empties (if needed) and removes the job's cgroup. */
 static int cgroup_release(struct runx_scope *s)
 {
@@ -681,5 +714,6 @@ const struct runx_scope_ops runx_scope_cgroup_ops = {
     .event_fd = cgroup_event_fd,
     .describe = cgroup_describe,
     .holds_child = cgroup_holds_child,
+    .died_outside = cgroup_died_outside,
     .release = cgroup_release,
 };

@@ -131,6 +131,7 @@ static void tell_escaped(struct supervisor *s, int sig)
 		   "pidfd",
 		   (int)s->res->pid, sup_scope_text(s, where, sizeof(where)),
 		   sup_signame(sig, name, sizeof(name)));
+	s->told_left = true;
 	sup_record_signal(s, sig, 1, SENT_BY_STOP_TO_COMMAND);
 }
 

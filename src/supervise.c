@@ -134,12 +134,36 @@ static void tell_reaped(pid_t pid, int status)
 }
 
 /* Records how the command ended. */
+/*
+ * Says on stderr, and in the report's error if it has none, that the
+ * command died outside the scope, which it had left (a root job that moved
+ * itself out of its cgroup and exited on its own): what it started after
+ * it left is not in the scope, and no stop reached it.  Not again once the
+ * stop said it had left.  The exit status stays the command's.
+ */
+static void tell_died_outside(struct supervisor *s)
+{
+	char where[PATH_MAX + 32], text[sizeof(where) + 128];
+
+	if (s->told_left || !runx_scope_died_outside(s->scope, s->pidfd))
+		return;
+	s->told_left = true;
+	snprintf(text, sizeof(text),
+		 "the command (pid %d) had left %s and exited outside it; "
+		 "processes it started there were not stopped",
+		 (int)s->res->pid, sup_scope_text(s, where, sizeof(where)));
+	runx_error("%s", text);
+	if (s->res->error[0] == '\0')
+		snprintf(s->res->error, sizeof(s->res->error), "%s", text);
+}
+
 static void command_ended(struct supervisor *s, int status)
 {
 	s->exited = true;
 	s->res->wait_status = status;
 	tell_reaped(s->res->command_pid > 0 ? s->res->command_pid : s->res->pid,
 		    status);
+	tell_died_outside(s);
 }
 
 /*

@@ -177,6 +177,31 @@ static inline int runx_pidfd_cgroupid(int pidfd, uint64_t *id)
 }
 
 /*
+ * The cgroup v2 that pidfd's process was in when it exited, once it was
+ * reaped (ioctl PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15: pidfs
+ * records the cgroup's id with the exit code as the process is released,
+ * fs/pidfs.c pidfs_exit(), for a process that some pidfd was open for),
+ * into *id: the inode number of that cgroup's directory.  0, or -1 with
+ * errno: ENODATA while it runs or is a zombie not yet reaped, or where the
+ * kernel kept no cgroup id; ESRCH, ENOTTY or EINVAL where the kernel
+ * cannot tell.
+ */
+static inline int runx_pidfd_exit_cgroupid(int pidfd, uint64_t *id)
+{
+	const uint64_t both = RUNX_PIDFD_INFO_EXIT | RUNX_PIDFD_INFO_CGROUPID;
+	struct runx_pidfd_info info = {.mask = both};
+
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+		return -1;
+	if ((info.mask & both) != both) {
+		errno = ENODATA;
+		return -1;
+	}
+	*id = info.cgroupid;
+	return 0;
+}
+
+/*
  * How pidfd's process ended, once it was reaped (ioctl PIDFD_GET_INFO with
  * PIDFD_INFO_EXIT, Linux 6.15: pidfs keeps the exit code past the reaping,
  * whoever reaped it), into *status as waitpid(2) gives it.  0, or -1 with

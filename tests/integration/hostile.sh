@@ -71,6 +71,7 @@ done
 nplan=$((nplan + 3 * ${#TRAP_SIGS[@]})) # pidns: a trapped first signal
 nplan=$((nplan + 5))                     # cgroup escape
 nplan=$((nplan + 10))                    # cgroup escape, a process left in
+nplan=$((nplan + 6 + 3))                 # cgroup escape, then an exit of its own
 nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
 nplan=$((nplan + 2))                     # slow reader
 nplan=$((nplan + 3 * 3 + 1))             # signal bursts: USR1, RTMIN+1, group RTMIN+1
@@ -604,6 +605,75 @@ if [ -n "$why" ]; then
 	skips 10 "$name" "$why"
 else
 	moves_out_case 3 no || moves_out_case 15 yes
+fi
+
+# ====================================================================================
+# 3c. A root command that moves itself to the cgroup2 root, starts a sleep
+# there and exits 3 on its own, with no stop: runx exits 3, says on stderr
+# and in the report's error that it had left and exited outside (Linux
+# 6.15: pidfs keeps the cgroup a process died in), and the sleep, outside
+# the scope, still runs (runx(1): not stopped); its cgroup is removed.
+# Then one that moves itself into a cgroup below the job's and exits 4:
+# inside the scope, nothing is said.
+# exited_outside_why: why these cases cannot run here, or nothing.
+exited_outside_why() {
+	root_cgroup_why
+	local k
+	k=$(uname -r)
+	if [ "$(printf '%s\n' 6.15 "${k%%-*}" | sort -V | head -n1)" != 6.15 ]; then
+		echo "Linux $k keeps no cgroup of a dead process (6.15)"
+	fi
+}
+name="cgroup scope, the command moves to the cgroup2 root and exits"
+why=$(exited_outside_why)
+if [ -n "$why" ]; then
+	skips 9 "$name" "$(echo "$why" | head -n1)"
+else
+	new_marker m
+	t0=$(now_ms)
+	bg_scope cgroup -t 60 --report="$TMPD/out.json" -- sh -c \
+		'echo $$ >"$1/cgroup.procs" && { sleep "$2" </dev/null >/dev/null 2>&1 & } && exit 3' \
+		sh "$CGMNT" "$m"
+	pid=$(pid_of "$m" sleep 10) || pid=
+	start=
+	[ -n "$pid" ] && start=$(H start "$pid")
+	[ -n "$start" ] && OWN_PIDS+=("$pid $start")
+	wait_runx "$RUNX_PID" 30
+	assert_eq "$name: runx exits with the command's status" 3 "$RUNX_STATUS"
+	end_runx "$RUNX_PID"
+	err=$(cat "$TMPD/err")
+	assert_match "$name: runx says it had left and exited outside" \
+		"had left cgroup [^;]*runx-$RUNX_PID-[^;]* and exited outside it; processes it started there were not stopped" "$err"
+	assert_match "$name: the report's error says it too" \
+		"^the command \(pid [0-9]+\) had left cgroup .* and exited outside it" \
+		"$(jq -r .error "$TMPD/out.json" 2>&1)"
+	assert_eq "$name: setup: the sleep runs in the root cgroup" "0::/" \
+		"$(grep '^0::' "/proc/${pid:-none}/cgroup" 2>/dev/null)"
+	if [ -n "$start" ] && [ "$(H start "$pid")" = "$start" ]; then
+		ok "$name: the sleep outside the scope still runs (not stopped, as runx(1) says)"
+	else
+		not_ok "$name: the sleep outside the scope still runs (not stopped, as runx(1) says)" "pid ${pid:-none} gone"
+	fi
+	assert_no_cgroup "$name: no runx cgroup left" "$RUNX_PID"
+	kill_marked "$m"
+fi
+name="cgroup scope, the command moves to a cgroup below the job's and exits"
+if [ -n "$why" ]; then
+	skips 3 "$name" "$(echo "$why" | head -n1)"
+else
+	bg_scope cgroup -t 60 -- sh -c \
+		'd=$1$(sed -n "s/^0:://p" /proc/self/cgroup)/below && mkdir "$d" &&
+		echo $$ >"$d/cgroup.procs" && exit 4' sh "$CGMNT"
+	wait_runx "$RUNX_PID" 30
+	assert_eq "$name: runx exits with the command's status" 4 "$RUNX_STATUS"
+	end_runx "$RUNX_PID"
+	err=$(cat "$TMPD/err")
+	if [[ "$err" == *"exited outside"* ]]; then
+		not_ok "$name: nothing said of an exit outside" "$err"
+	else
+		ok "$name: nothing said of an exit outside"
+	fi
+	assert_no_cgroup "$name: no runx cgroup left" "$RUNX_PID"
 fi
 
 # ====================================================================================
