@@ -262,7 +262,9 @@ static bool next_witness(const struct runx_scope *s, struct group_state *g,
  */
 static void group_census(struct runx_scope *s, struct runx_census *c)
 {
-	struct group_state *g = s->proc_trusted ? group_state(s) : NULL;
+	/* the state as it is: none is made for a group found empty (the
+	 * census of a command that exits alone needs no heap) */
+	struct group_state *g = s->proc_trusted ? s->priv : NULL;
 	pid_t live = 0;
 
 	bool any = !c->want_count && c->pids == NULL;
@@ -274,6 +276,8 @@ static void group_census(struct runx_scope *s, struct runx_census *c)
 	}
 	if (kill(-s->child, 0) < 0 && errno == ESRCH)
 		return;
+	if (s->proc_trusted)
+		g = group_state(s);
 	if (g != NULL && any && next_witness(s, g, 2)) {
 		runx_census_found(c, g->witness.pid);
 		return;
