@@ -522,7 +522,10 @@ int runx_run(struct runx_run *run)
 
 	if ((status = plan(run)) == 0 && (status = acquire(run)) == 0) {
 		status = run_attempts(run);
-		runx_verbose("exiting with status %d", status);
+		/* a scope that could not be had is a refusal too (no attempt
+		 * counted): its one line only */
+		if (run->attempts > 0 || status != RUNX_EXIT_FAILED)
+			runx_verbose("exiting with status %d", status);
 	} else {
 		/* a command not found or not runnable (126, 127), found
 		 * before the launch, ends like one execve(2) refused; a

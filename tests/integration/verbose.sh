@@ -4,10 +4,10 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
-# 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 3 exit
+# 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 9 stderr
 # closed, 7 stderr broken
-plan $((2 + 8 + 4 + 3 + 1 + 3 + 9 + 7))
+plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7))
 
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
@@ -76,6 +76,18 @@ assert_eq "-v, a command not found: the last line says exiting with status 127" 
 assert_eq "-v, a directory as the command: the last line says exiting with status 126" \
 	"runx: exiting with status 126" "$(runx -v -- "$TMPD" 2>&1 >/dev/null | tail -n 1)"
 assert_eq "-v, a bad option: one line (125)" 1 "$(runx -v -t bogus -- true 2>&1 >/dev/null | wc -l)"
+# a scope that cannot be had, found in attempt 1's set-up: the tree scope
+# under unshare --pid without a /proc of its own (/proc shows the
+# namespace outside)
+if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
+	s=0
+	unshare --pid --fork "$RUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=tree -- true \
+		2>"$TMPD/noscope" >/dev/null || s=$?
+	assert_eq "-v, a scope that cannot be had: 125 and its one line" \
+		"125 1" "$s $(wc -l <"$TMPD/noscope" | tr -d ' ')" "$(cat "$TMPD/noscope")"
+else
+	skip "-v, a scope that cannot be had: 125 and its one line" "needs root and unshare --pid"
+fi
 
 # The command's own stderr is not prefixed: only runx's lines are.
 out=$(runx -v -- sh -c 'echo mine >&2' 2>&1 >/dev/null)
