@@ -86,6 +86,10 @@ static void child_run(const struct runx_launch_request *req,
 	for (int i = 0; i < 3; i++) {
 		int src = req->stdio->source[i];
 
+		if (src == RUNX_STDIO_CLOSED) {
+			close(i);
+			continue;
+		}
 		if (src < 0)
 			continue;
 		if (src == i) {
@@ -426,6 +430,10 @@ static int spawn_actions(const struct runx_launch_request *req,
 
 	for (int i = 0; i < 3 && r == 0; i++) {
 		int src = req->stdio->source[i];
+		if (src == RUNX_STDIO_CLOSED) {
+			r = posix_spawn_file_actions_addclose(actions, i);
+			continue;
+		}
 		if (src < 0)
 			continue;
 		if (fcntl(src, F_GETFD) < 0)

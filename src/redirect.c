@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "stdio_guard.h"
 
 /*
  * Opens path as the source of fd slot; the message quotes the path.  With
@@ -76,8 +77,12 @@ int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
 			r = open_file(want->stderr_path, wflags, s, 2, err,
 				      errsize);
 	}
-	if (r == 0 && want->merge)
-		s->source[2] = s->opened[1] ? s->source[1] : 1;
+	/* -m: fd 1 as it will be, closed too (runx_stdio_guard()'s
+	 * placeholder for a closed fd 1 is not the command's) */
+	if (r == 0 && want->merge && s->opened[1])
+		s->source[2] = s->source[1];
+	else if (r == 0 && want->merge)
+		s->source[2] = runx_stdio_was_closed(1) ? RUNX_STDIO_CLOSED : 1;
 	for (int i = 1; i < 3; i++)
 		s->truncate[i] = s->opened[i] && !want->append;
 	if (r < 0)

@@ -16,9 +16,13 @@ struct runx_redirects {
 
 /*
  * What the child's fd 0, 1 and 2 become.  source[i] is the descriptor to
- * duplicate onto fd i in the child, or -1 to keep what runx inherited.
+ * duplicate onto fd i in the child, -1 to keep what runx inherited, or
+ * RUNX_STDIO_CLOSED to close fd i in the child (-m where runx's fd 1 was
+ * closed when it started: 2>&1 then copies a closed descriptor).
  * Files runx opened are O_CLOEXEC and owned by this struct (opened[i]).
  */
+#define RUNX_STDIO_CLOSED (-2)
+
 struct runx_stdio {
 	int source[3];
 	bool opened[3]; /* source[i] is a file runx opened and must close */

@@ -124,6 +124,8 @@ static int open_stream(struct runx_relay_stream *s, int slot, int dst,
  */
 static int destination(const struct runx_stdio *stdio, int slot)
 {
+	if (stdio->source[slot] == RUNX_STDIO_CLOSED)
+		return -1;
 	int fd = stdio->source[slot] >= 0 ? stdio->source[slot] : slot;
 
 	/* files runx opened are above 2: runx_stdio_guard() holds 0-2 */

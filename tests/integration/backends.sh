@@ -8,8 +8,8 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
-# per backend: 11 exit statuses, 7 fds, 7 signals, 8 placements, 2 group
-plan $(((11 + 7 + 7 + 8 + 2) * $(wc -w <<<"$ALL_BACKENDS")))
+# per backend: 11 exit statuses, 9 fds, 7 signals, 8 placements, 2 group
+plan $(((11 + 9 + 7 + 8 + 2) * $(wc -w <<<"$ALL_BACKENDS")))
 
 # The fds of the shell started as the command (no pipeline inside that
 # shell: it would hold pipe fds of its own while ls looks); fds_of turns
@@ -79,6 +79,16 @@ for b in $ALL_BACKENDS; do
 	assert_eq "$b: a closed stdout stays closed" closed "$out"
 	out=$(runx_with "$b" -- sh -c '[ -e /proc/$$/fd/2 ] && echo open || echo closed' 2>&-)
 	assert_eq "$b: a closed stderr stays closed" closed "$out"
+	# -m (2>&1) with a closed stdout: stderr is closed too, with the relay
+	# of --idle-timeout or without (runx's placeholder is not the command's)
+	for relay in "" --idle-timeout=60; do
+		rm -f "$TMPD/merged"
+		runx_with "$b" $relay -m -- sh -c \
+			'[ -e /proc/$$/fd/2 ] && echo open >"$1" || echo closed >"$1"' \
+			sh "$TMPD/merged" >&-
+		assert_eq "$b: -m ${relay:+$relay }with a closed stdout: stderr closed too" \
+			closed "$(cat "$TMPD/merged" 2>&1)"
+	done
 
 	# --- signal mask and dispositions -----------------------------------------
 	sig=$(runx_with "$b" -- "${sig_state_cmd[@]}" | tr -s '\t ' ' ' | tr '\n' ' ')
