@@ -276,7 +276,11 @@ int runx_attempt_start(struct runx_attempt *a,
 		return r;
 	a->result.pid = a->child.pid;
 	runx_scope_adopt(&a->scope, a->child.pid, a->child.pidfd);
-	a->result.command_pid = runx_scope_command_pid(&a->scope);
+	/* pidns: the pid the init read before it could reap the command
+	 * (a command that exits at once is gone by now) */
+	a->result.command_pid = a->child.outer_pid > 0
+				    ? a->child.outer_pid
+				    : runx_scope_command_pid(&a->scope);
 	tell_started(a, &req);
 	return 0;
 }

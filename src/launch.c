@@ -502,6 +502,7 @@ int runx_launch(const struct runx_launch_request *req,
 	out->pidfd = -1;
 	out->exec_errno = 0;
 	out->ns_pid = 0;
+	out->outer_pid = 0;
 	out->killed_at_birth = false;
 	out->why[0] = '\0';
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)

@@ -32,10 +32,12 @@ struct runx_launch_request {
 };
 
 struct runx_launched {
-	pid_t pid;	/* 0 if nothing is running */
-	int pidfd;	/* owned by the caller; -1 if nothing is running */
-	int exec_errno; /* non-zero: execve(2) failed; nothing is running */
-	pid_t ns_pid;	/* with pidns: the command's pid in the namespace */
+	pid_t pid;	 /* 0 if nothing is running */
+	int pidfd;	 /* owned by the caller; -1 if nothing is running */
+	int exec_errno;	 /* non-zero: execve(2) failed; nothing is running */
+	pid_t ns_pid;	 /* with pidns: the command's pid in the namespace */
+	pid_t outer_pid; /* with pidns: the command's pid in runx's pid
+			  * namespace as the init read it, or 0 */
 	bool killed_at_birth; /* clone3 into a cgroup: the kernel killed the
 			       * child before it ran (-ECHILD) */
 	char why[512];	      /* what failed after the child existed, or "" */

@@ -261,6 +261,7 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 		out->pid = pid;
 		out->pidfd = pidfd;
 		out->ns_pid = rep->pid;
+		out->outer_pid = rep->outer_pid;
 		return 0;
 	}
 	discard_init(pid, pidfd);
@@ -287,6 +288,7 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	out->pidfd = -1;
 	out->exec_errno = 0;
 	out->ns_pid = 0;
+	out->outer_pid = 0;
 	out->why[0] = '\0';
 	if (new_user)
 		flags |= CLONE_NEWUSER;

@@ -10,9 +10,13 @@
 #include "pidns_init.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -227,6 +231,35 @@ static void send_report(int sync, struct init_report *rep, int pidfd)
 		;
 }
 
+/*
+ * The command's pid in runx's pid namespace: the "Pid:" line of its
+ * pidfd's fdinfo, read through runx's /proc (outer_proc, opened before the
+ * init mounted its own), which gives the pid in the pid namespace of that
+ * proc mount (fs/pidfs.c, pidfd_show_fdinfo()).  Read before the init can
+ * reap the command, so that it is there even when it has exited already
+ * (a zombie keeps its pid).  0 where it cannot be read.
+ */
+static pid_t outer_pid(int outer_proc, int pidfd)
+{
+	char path[64], buf[512], *p;
+
+	if (outer_proc < 0 || pidfd < 0)
+		return 0;
+	snprintf(path, sizeof(path), "self/fdinfo/%d", pidfd);
+	int fd = openat(outer_proc, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nPid:")) == NULL)
+		return 0;
+	long v = strtol(p + 5, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (pid_t)v : 0;
+}
+
 /* The init: set-up, the command, the report to runx, then the loop. */
 void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 			  int sync)
@@ -234,9 +267,12 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 	struct init_report rep = {.step = STEP_NONE};
 	struct runx_launch_request inner = *req;
 	struct runx_launched cmd;
-	int sigfd = -1;
+	int sigfd = -1, outer_proc = -1;
 
 	rep.step = init_wait_for_runx(sync);
+	/* runx's /proc, before the namespace's own covers it (outer_pid()) */
+	if (rep.step == STEP_NONE)
+		outer_proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rep.step == STEP_NONE)
 		rep.step = init_namespace();
 	if (rep.step == STEP_NONE && (sigfd = init_signalfd()) < 0)
@@ -250,6 +286,8 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 						 : STEP_NONE;
 		rep.err = r < 0 ? -r : cmd.exec_errno;
 		rep.pid = cmd.pid;
+		if (rep.step == STEP_NONE)
+			rep.outer_pid = outer_pid(outer_proc, cmd.pidfd);
 		memcpy(rep.why, cmd.why, sizeof(rep.why) - 1);
 	}
 	send_report(sync, &rep, rep.step == STEP_NONE ? cmd.pidfd : -1);

@@ -34,10 +34,11 @@ enum init_step {
 
 /* The init's report to runx once the command runs, or why not. */
 struct init_report {
-	int step;      /* STEP_NONE when the command runs */
-	int err;       /* errno of the failed step */
-	pid_t pid;     /* the command's pid in the namespace */
-	char why[256]; /* STEP_LAUNCH: the launch's own message, or "" */
+	int step;	 /* STEP_NONE when the command runs */
+	int err;	 /* errno of the failed step */
+	pid_t pid;	 /* the command's pid in the namespace */
+	pid_t outer_pid; /* its pid in runx's namespace, or 0 (unknown) */
+	char why[256];	 /* STEP_LAUNCH: the launch's own message, or "" */
 };
 
 /*

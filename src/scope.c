@@ -74,6 +74,11 @@ pid_t runx_scope_command_pid(const struct runx_scope *s)
 
 int runx_scope_signal_command(struct runx_scope *s, int sig)
 {
+	int pidfd =
+	    s->ops->command_pidfd != NULL ? s->ops->command_pidfd(s) : -1;
+
+	if (pidfd >= 0)
+		return runx_pidfd_signal_reached(pidfd, sig);
 	pid_t cmd = runx_scope_command_pid(s);
 
 	if (cmd == s->child)

@@ -70,6 +70,9 @@ struct runx_scope_ops {
 		      struct runx_launched *out);
 	/* The command's pid on runx's side (NULL: the direct child). */
 	pid_t (*command_pid)(const struct runx_scope *s);
+	/* A pidfd of the command when it is not the direct child (owned by
+	 * the scope), or -1; NULL: the direct child's. */
+	int (*command_pidfd)(const struct runx_scope *s);
 	/* The job's figures (NULL: none, -ENOTSUP). */
 	int (*usage)(const struct runx_scope *s, struct runx_cgroup_usage *u);
 	/* Sends sig to every live member; processes reached, or -errno. */
@@ -180,7 +183,8 @@ int runx_scope_launch(struct runx_scope *s, struct runx_launch_request *req,
 
 /*
  * The command's pid on runx's side once adopted: the direct child, or for
- * pidns the init's only child (0 if it cannot be found).
+ * pidns the init's only child (0 once it is reaped, or if it cannot be
+ * found).
  */
 pid_t runx_scope_command_pid(const struct runx_scope *s);
 
@@ -253,9 +257,11 @@ int runx_scope_signal_outside_group(struct runx_scope *s, int sig, pid_t pgrp);
 
 /*
  * Sends signal number sig to the command alone (--forward-to=child): the
- * direct child through its pidfd, or for pidns the init's child on runx's
- * side (a pidfd opened for the call).  Returns 1 if sent, 0 if it is gone,
- * or -errno.
+ * direct child through its pidfd, or for pidns the command through the
+ * pidfd the init sent (never a leftover that is the init's child once the
+ * command is gone), else the init's child on runx's side (a pidfd opened
+ * for the call).  Returns 1 if sent (a zombie not reaped yet included), 0
+ * if it is gone, or -errno.
  */
 int runx_scope_signal_command(struct runx_scope *s, int sig);
 

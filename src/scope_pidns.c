@@ -130,17 +130,31 @@ static int pidns_launch(struct runx_scope *s, struct runx_launch_request *req,
 				 &NS(s)->command_pidfd);
 }
 
-/* The command: the init's only child, on runx's side of the namespace. */
+/*
+ * The command: the init's only child, on runx's side of the namespace; 0
+ * once it is reaped.  Its pidfd, from the init, tells (PIDFD_GET_INFO,
+ * Linux 6.13: ESRCH once reaped); where it cannot, the init's first child
+ * in /proc, if /proc is runx's namespace's, which may be a leftover once
+ * the command is gone.
+ */
 static pid_t pidns_command_pid(const struct runx_scope *s)
 {
 	pid_t cmd = 0;
 
-	/* its pidfd, from the init; else the init's first child in /proc,
-	 * if /proc is runx's namespace's */
-	if (NS(s)->command_pidfd < 0 ||
-	    runx_pidfd_pid(NS(s)->command_pidfd, &cmd) < 0)
-		cmd = s->proc_trusted ? runx_proc_first_child(s->child) : 0;
+	if (NS(s)->command_pidfd >= 0) {
+		if (runx_pidfd_pid(NS(s)->command_pidfd, &cmd) == 0)
+			return cmd > 0 ? cmd : 0;
+		if (errno == ESRCH)
+			return 0;
+	}
+	cmd = s->proc_trusted ? runx_proc_first_child(s->child) : 0;
 	return cmd > 0 ? cmd : 0;
+}
+
+/* The command's pidfd, from the init (owned by the scope), or -1. */
+static int pidns_command_pidfd(const struct runx_scope *s)
+{
+	return NS(s)->command_pidfd;
 }
 
 /*
@@ -629,6 +643,7 @@ const struct runx_scope_ops runx_scope_pidns_ops = {
     .prepare = pidns_prepare,
     .launch = pidns_launch,
     .command_pid = pidns_command_pid,
+    .command_pidfd = pidns_command_pidfd,
     .signal = pidns_signal,
     .stop_signal = pidns_stop_signal,
     .newcomers = pidns_newcomers,

@@ -6,9 +6,9 @@
 . "$TESTLIB"
 require_python3 "(the report's signals)"
 
-# 2 directory, 4 ambiguous, 4 unknown option, 2 x 5 + 1 --forward-to, 2 bad
-# value
-plan 23
+# 2 directory, 4 ambiguous, 4 unknown option, 2 x 5 + 1 + 3 --forward-to,
+# 2 bad value
+plan 26
 
 # --- a directory as the command: "Is a directory", 126 ------------------------
 mkdir -p "$TMPD/adir"
@@ -113,6 +113,32 @@ r = json.load(open(sys.argv[1]))
 s = r["signals_sent"][0]
 print(s["signal"], "command" if s["scope"] == "command (pid %d)" % r["pid"] else repr(s["scope"]) + " pid %d" % r["pid"])
 ' "$TMPD/fwd.ns.json" 2>&1)"
+fi
+# ... and once the command has exited, a HUP forwarded to it reaches no
+# leftover (the init's child by then): the leftover, which ignores the
+# stop's TERM, traps HUP (its sleeps are short: sh runs a trap between
+# them); the HUP goes during the grace period
+name="--forward-to=child, pidns: after the command exited, a leftover gets no HUP"
+if [ -n "$why" ]; then
+	skips 3 "$name" "$why"
+else
+	new_marker h
+	rm -f "$TMPD/left.ready" "$TMPD/left.hup"
+	runx_bg -v --kill-scope=pidns --forward-to=child -k 30 -- sh -c '
+		sh -c "trap \"\" TERM; trap \"echo hup >$1/left.hup\" HUP; : >$1/left.ready
+			while :; do sleep 0.1; done" "$2" &
+		while [ ! -e "$1/left.ready" ]; do sleep 0.05; done' sh "$TMPD" "$h" 2>"$TMPD/left.err"
+	poll 400 0.05 grep -q "stopping [0-9]* leftover" "$TMPD/left.err" || true
+	kill -HUP "$RUNX_PID"
+	poll 100 0.05 grep -q "forwarding: SIGHUP" "$TMPD/left.err" || true
+	sleep 0.5 # a HUP that reached the leftover would have run its trap by now
+	assert_eq "$name: runx says the HUP reached no process" 1 \
+		"$(grep -c 'forwarding: SIGHUP to the command (0 processes)' "$TMPD/left.err")" \
+		"$(cat "$TMPD/left.err")"
+	assert_false "$name: the leftover's HUP trap did not run" test -e "$TMPD/left.hup"
+	kill -TERM "$RUNX_PID" # a second stop signal: SIGKILL now
+	wait_pid_exit "$RUNX_PID" 40
+	assert_dead "$name: nothing left" "$h"
 fi
 s=0
 runx --forward-to=everyone -- true 2>"$TMPD/fwd.err" || s=$?
