@@ -519,25 +519,28 @@ static void report(const struct runx_run *run, struct runx_attempt *a)
 int runx_run(struct runx_run *run)
 {
 	int status;
+	bool tell_status;
 
 	if ((status = plan(run)) == 0 && (status = acquire(run)) == 0) {
 		status = run_attempts(run);
 		/* a scope that could not be had is a refusal too (no attempt
 		 * counted): its one line only */
-		if (run->attempts > 0 || status != RUNX_EXIT_FAILED)
-			runx_verbose("exiting with status %d", status);
+		tell_status = run->attempts > 0 || status != RUNX_EXIT_FAILED;
 	} else {
 		/* a command not found or not runnable (126, 127), found
 		 * before the launch, ends like one execve(2) refused; a
 		 * refusal (125) stays one line */
-		if (run->attempt.result.reason == RUNX_END_EXEC_FAILED)
-			runx_verbose("exiting with status %d", status);
+		tell_status =
+		    run->attempt.result.reason == RUNX_END_EXEC_FAILED;
 		runx_attempt_release(&run->attempt, status);
 	}
 	/* refused before the point of no return: the files as they were */
 	runx_stdio_discard(&run->stdio);
 	runx_supervisor_close(&run->sup);
 	report(run, &run->attempt);
+	/* the last line, after a report that could not be written */
+	if (tell_status)
+		runx_verbose("exiting with status %d", status);
 	if (run->envp != run->env_room)
 		free(run->envp);
 	free(run->kept);

@@ -501,8 +501,9 @@ void sup_on_idle_timer(struct supervisor *s)
 
 	if (s->phase != RUNNING && s->phase != WAITING)
 		return;
-	/* output waiting for a slow reader is not silence */
-	if (runx_relay_holds_output(s->relay))
+	/* output waiting for a slow reader is not silence, nor is a job
+	 * that runx holds stopped (job control) */
+	if (runx_relay_holds_output(s->relay) || s->job_stopped)
 		idle_until =
 		    sup_after(runx_now_ns(), s->stop->idle_deadline_ns);
 	if (runx_now_ns() < idle_until) {

@@ -366,6 +366,10 @@ static void forward(struct supervisor *s, int sig, int times)
 	bool resume = sig == SIGCONT && s->job_stopped;
 	if (sig == SIGCONT)
 		s->job_stopped = false;
+	/* the silence while runx held the job stopped is not the job's: the
+	 * idle deadline starts again (runx(1), Job control) */
+	if (resume)
+		s->last_output_ns = runx_now_ns();
 	if (s->stop->forward_to_child && !resume)
 		forward_to_command(s, sig, times);
 	else

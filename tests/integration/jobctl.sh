@@ -24,6 +24,7 @@ BAD_SIGS=(STOP TSTP TTIN TTOU SIGSTOP sigtstp SIGTTIN ttou
 nplan=$((3 * ${#BAD_SIGS[@]} + 3 * ${#SCOPES[@]})) # refused: 125, 1 line, not started
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # SIGTSTP by kill(2)
 nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the deadline
+nplan=$((nplan + 4))                                # ... the idle deadline held
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
 nplan=$((nplan + 2 * 8))                            # ... with --foreground
 plan "$nplan"
@@ -353,6 +354,38 @@ for sc in "${SCOPES[@]}"; do
 	fi
 	assert_eq "$name: nothing left" 0 "$R_left"
 done
+
+# ====================================================================================
+# 3b. The idle deadline does not run while runx holds the job stopped
+# (runx(1), Job control): a job that prints every 0.2 s under
+# --idle-timeout=2 is held stopped 3 s (SIGTSTP to runx), then continued;
+# it is not stopped as idle: 1.5 s later it still runs, and SIGTERM ends
+# it (143).
+name="group scope, --idle-timeout=2, held stopped for 3 s"
+new_marker m
+launch_args group
+env --default-signal=INT,QUIT "$RUNX" "${LA[@]}" --idle-timeout=2 -- \
+	sh -c 'while :; do echo "$1"; sleep 0.2; done' sh "$m" >/dev/null 2>"$TMPD/idle.err" &
+rp=$!
+wait_exec "$rp"
+sleep 0.6
+kill -TSTP "$rp"
+poll 100 0.05 pid_in_state "$rp" T || true
+jp=$(marked_pids "$m" | head -n 1)
+assert_true "$name: the job is stopped (T)" pid_in_state "${jp:-0}" T
+sleep 3
+kill -CONT "$rp"
+sleep 1.5
+if pid_alive "$rp" && ! pid_in_state "$rp" Z; then
+	ok "$name: still running 1.5 s after SIGCONT (no idle stop)"
+else
+	not_ok "$name: still running 1.5 s after SIGCONT (no idle stop)" "$(cat "$TMPD/idle.err")"
+fi
+kill -TERM "$rp" 2>/dev/null
+s=0
+wait "$rp" || s=$?
+assert_eq "$name: SIGTERM ends it (143)" 143 "$s" "$(cat "$TMPD/idle.err")"
+assert_dead "$name: nothing left" "$m"
 
 # ====================================================================================
 # 4. Ctrl-Z and fg, typed to an interactive bash on a pty: runx is bash's

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((76 + 10 + 3 + n_checks))
+	plan $((77 + 10 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -704,9 +704,15 @@ if [ "$(id -u)" = 0 ]; then
 	assert_eq "/dev/full's numbers: the command's status" 4 "$s"
 	assert_match "/dev/full's numbers: says the write failed" "^runx: cannot write the report '.*': No space left on device\$" "$(cat "$TMPD/full.err")"
 	assert_eq "/dev/full's numbers: still the device" "character special file" "$(stat -c %F "$d/full")"
+	# with -v, "exiting with status N" stays the last line (runx(1))
+	s=$(st runx -v --report="$d/full" -- sh -c 'exit 4' 2>"$TMPD/full.err")
+	assert_eq "/dev/full's numbers, -v: the failed write, then exiting with status 4 last" \
+		"4|runx: cannot write the report|runx: exiting with status 4" \
+		"$s|$(tail -n 2 "$TMPD/full.err" | head -n 1 | cut -d"'" -f1 | sed 's/ $//')|$(tail -n 1 "$TMPD/full.err")" \
+		"$(cat "$TMPD/full.err")"
 else
 	made="dangling dangling2 dangling3 fifo link stderr sub target"
-	skips 5 "a device (mknod)" "needs root"
+	skips 6 "a device (mknod)" "needs root"
 fi
 ln -s /proc/self/fd/2 "$d/stderr"
 s=0
