@@ -247,18 +247,20 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 	char name[32];
 	int sig = (int)si->ssi_signo;
 	bool from_terminal = s->stop->foreground && si->ssi_code == SI_KERNEL;
+	bool pid1 = getpid() == 1;
 
-	runx_verbose("received %s: stopping %s (job control)",
+	runx_verbose("received %s: stopping %s%s (job control%s)",
 		     sup_signame(sig, name, sizeof(name)),
-		     from_terminal ? "the members outside runx's process "
-				     "group, and runx"
-				   : "the scope and runx");
+		     from_terminal ? "the members outside runx's process group"
+				   : "the scope",
+		     pid1 ? "" : ", and runx",
+		     pid1 ? "; runx is PID 1 and cannot stop" : "");
 	if (s->phase != DONE && !from_terminal)
 		sup_send_to_scope(s, SIGSTOP, "sending");
 	else if (s->phase != DONE)
 		sup_send_outside_group(s, SIGSTOP, getpgrp());
 	s->job_stopped = s->phase != DONE;
-	if (getpid() != 1)
+	if (!pid1)
 		kill(getpid(), SIGSTOP);
 }
 

@@ -15,8 +15,9 @@ require_command jq "to read the report"
 probe_scopes
 
 # 4 reaping, 5 deadline, 6 leftovers and statuses, 3 tree, 4 without a
-# /proc of its own, 6 its counts, 2 x 5 the pidns and cgroup scopes there
-plan $((4 + 5 + 6 + 3 + 4 + 6 + 2 * 5))
+# /proc of its own, 6 its counts, 2 x 5 the pidns and cgroup scopes there,
+# 3 SIGTSTP
+plan $((4 + 5 + 6 + 3 + 4 + 6 + 2 * 5 + 3))
 
 # PID1: the words that run runx as PID 1 (see pid1), for on_time.
 PID1=(unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}")
@@ -171,5 +172,31 @@ for sc in pidns cgroup; do
 		"$(grep -cE "^runx: alive (at the deadline|after the grace period): $p that /proc does not show\$" "$d/err")" "$(cat "$d/err")"
 	assert_dead "PID 1 without --mount-proc, $sc: nothing left" "$m"
 done
+
+# --- SIGTSTP: the scope stops, runx (PID 1) cannot -----------------------------------
+# and -v says so; SIGCONT continues the job, which then ends normally
+new_marker m
+d=$TMPD/tstp
+mkdir -p "$d"
+unshare --pid --fork --mount-proc "$RUNX" "${LAUNCH_ARGS[@]}" -v -t 60 -- \
+	sh -c ': >"$1/ready"; while [ ! -e "$1/go" ]; do sleep 0.05; done; : "$2"' sh "$d" "$m" \
+	2>"$d/err" &
+up=$!
+poll 400 0.05 test -e "$d/ready" || true
+rp=$(pgrep -P "$up" -x runx) || rp=
+jp=''
+[ -n "$rp" ] && jp=$(pgrep -P "$rp" | head -n 1)
+[ -n "$rp" ] && kill -TSTP "$rp"
+poll 100 0.05 pid_in_state "${jp:-0}" T || true
+assert_eq "PID 1, SIGTSTP: the job stops (T), runx does not" "T|not T" \
+	"$(stat_field "${jp:-0}" 3)|$(pid_in_state "${rp:-0}" T && echo T || echo not T)" "$(cat "$d/err")"
+assert_eq "PID 1, SIGTSTP: -v says runx cannot stop" 1 \
+	"$(grep -c '^runx: received SIGTSTP: stopping the scope (job control; runx is PID 1 and cannot stop)$' "$d/err")" \
+	"$(cat "$d/err")"
+[ -n "$rp" ] && kill -CONT "$rp"
+: >"$d/go"
+s=0
+wait "$up" || s=$?
+assert_eq "PID 1, SIGTSTP then SIGCONT: the job ends normally (0)" 0 "$s" "$(cat "$d/err")"
 
 done_testing
