@@ -276,11 +276,12 @@ int runx_attempt_start(struct runx_attempt *a,
 		return r;
 	a->result.pid = a->child.pid;
 	runx_scope_adopt(&a->scope, a->child.pid, a->child.pidfd);
-	/* pidns: the pid the init read before it could reap the command
-	 * (a command that exits at once is gone by now) */
-	a->result.command_pid = a->child.outer_pid > 0
-				    ? a->child.outer_pid
-				    : runx_scope_command_pid(&a->scope);
+	a->result.command_pid = runx_scope_command_pid(&a->scope);
+	/* pidns, a command that exited at once and is reaped by now: the
+	 * pid the init read before it could reap it, through a /proc that is
+	 * runx's namespace's (else that pid is another namespace's) */
+	if (a->result.command_pid == 0 && a->scope.proc_trusted)
+		a->result.command_pid = a->child.outer_pid;
 	tell_started(a, &req);
 	return 0;
 }

@@ -281,6 +281,14 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 	if (rep.step == STEP_NONE) {
 		inner.parent = getpid(); /* 1 */
 		int r = runx_launch(&inner, &cmd);
+		/* out of fds, nothing started: the one outer_pid() holds was
+		 * the one too many (runx proves free only what it needs) */
+		if ((r == -EMFILE || r == -ENFILE) && cmd.pid == 0 &&
+		    outer_proc >= 0) {
+			close(outer_proc);
+			outer_proc = -1;
+			r = runx_launch(&inner, &cmd);
+		}
 		rep.step = r < 0		 ? STEP_LAUNCH
 			   : cmd.exec_errno != 0 ? STEP_EXEC
 						 : STEP_NONE;

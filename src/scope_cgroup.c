@@ -654,6 +654,18 @@ static bool cgroup_holds_child(const struct runx_scope *s)
 	return runx_cgroup_where(CG(s), s->child) != 0;
 }
 
+/*
+ * True if cgroup id a (the kernel's) names the cgroup whose directory has
+ * inode number b: equal on a 64-bit kernel; a 32-bit kernel's cgroup id
+ * holds the inode's generation in its upper 32 bits and st_ino only the
+ * lower ones (fs/kernfs: kernfs_id_ino(), kernfs_id_gen()), so a 32-bit
+ * build compares those.
+ */
+static bool same_cgroup_id(uint64_t a, uint64_t b)
+{
+	return a == b || (sizeof(long) < 8 && (uint32_t)a == (uint32_t)b);
+}
+
 /* The enter of cgroup_died_outside()'s walk: 1 (the walk ends there) at
  * the cgroup whose directory's inode number is *(uint64_t *)arg. */
 static int is_cgroup_id(int dir_fd, size_t depth, void *arg)
@@ -662,7 +674,7 @@ static int is_cgroup_id(int dir_fd, size_t depth, void *arg)
 
 	(void)depth;
 	return fstat(dir_fd, &st) == 0 &&
-	       (uint64_t)st.st_ino == *(uint64_t *)arg;
+	       same_cgroup_id(*(uint64_t *)arg, (uint64_t)st.st_ino);
 }
 
 /*
@@ -679,7 +691,8 @@ static bool cgroup_died_outside(const struct runx_scope *s, int pidfd)
 	uint64_t id;
 
 	if (!HAS_CG(s) || pidfd < 0 ||
-	    runx_pidfd_exit_cgroupid(pidfd, &id) < 0 || id == CG(s)->id)
+	    runx_pidfd_exit_cgroupid(pidfd, &id) < 0 ||
+	    same_cgroup_id(id, CG(s)->id))
 		return false;
 	struct runx_cgroup_visit v = {.enter = is_cgroup_id, .arg = &id};
 	return runx_cgroup_walk(CG(s)->dir_fd, &v) == 0;

@@ -502,8 +502,10 @@ void sup_on_idle_timer(struct supervisor *s)
 	if (s->phase != RUNNING && s->phase != WAITING)
 		return;
 	/* output waiting for a slow reader is not silence, nor is a job
-	 * that runx holds stopped (job control) */
-	if (runx_relay_holds_output(s->relay) || s->job_stopped)
+	 * that runx holds stopped (job control; one that wrote since was
+	 * continued by someone else) */
+	if (runx_relay_holds_output(s->relay) ||
+	    (s->job_stopped && s->last_output_ns <= s->job_stopped_ns))
 		idle_until =
 		    sup_after(runx_now_ns(), s->stop->idle_deadline_ns);
 	if (runx_now_ns() < idle_until) {

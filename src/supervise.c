@@ -260,6 +260,7 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 	else if (s->phase != DONE)
 		sup_send_outside_group(s, SIGSTOP, getpgrp());
 	s->job_stopped = s->phase != DONE;
+	s->job_stopped_ns = runx_now_ns();
 	if (!pid1)
 		kill(getpid(), SIGSTOP);
 }

@@ -55,6 +55,7 @@ struct supervisor {
 	bool phase_was_stop;	/* a deadline or stop signal began a stop */
 	int stop_sig;		/* the stop's first signal (newcomers get it) */
 	bool told_left;		/* runx said the command had left the scope */
+	int64_t job_stopped_ns; /* CLOCK_MONOTONIC (ns) of that SIGSTOP */
 	bool job_stopped;	/* runx sent the scope SIGSTOP (job control):
 				 * the next SIGCONT continues all of it */
 	int64_t pass_after_ns;	/* CLOCK_MONOTONIC (ns): no newcomer or
