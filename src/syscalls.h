@@ -124,6 +124,28 @@ _Static_assert(sizeof(struct runx_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
 #define RUNX_PIDFD_INFO_EXIT	 (1ULL << 3)
 
 /*
+ * ioctl PIDFD_GET_INFO of pidfd into *info, asking for the PIDFD_INFO_*
+ * bits want: 0 once the kernel answered with all of them, else -1 with
+ * errno: ENODATA if it answered without one of them (the process runs
+ * still, for PIDFD_INFO_EXIT; a kernel that keeps no such field), ESRCH
+ * once the process is reaped (but for PIDFD_INFO_EXIT), ENOTTY or EINVAL
+ * from a kernel without the ioctl (before Linux 6.13).  PIDFD_INFO_PID is
+ * always answered.
+ */
+static inline int runx_pidfd_get_info(int pidfd, uint64_t want,
+				      struct runx_pidfd_info *info)
+{
+	*info = (struct runx_pidfd_info){.mask = want};
+	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, info) < 0)
+		return -1;
+	if ((info->mask & want) != want) {
+		errno = ENODATA;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The parent of pidfd's process (ioctl PIDFD_GET_INFO, Linux 6.13), in
  * runx's pid namespace, into *ppid: 0, or -1 with errno ESRCH once it is
  * reaped (a zombie may still answer), ENOTTY or EINVAL from a kernel
@@ -131,9 +153,9 @@ _Static_assert(sizeof(struct runx_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
  */
 static inline int runx_pidfd_ppid(int pidfd, pid_t *ppid)
 {
-	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_PID};
+	struct runx_pidfd_info info;
 
-	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+	if (runx_pidfd_get_info(pidfd, RUNX_PIDFD_INFO_PID, &info) < 0)
 		return -1;
 	*ppid = (pid_t)info.ppid;
 	return 0;
@@ -146,9 +168,9 @@ static inline int runx_pidfd_ppid(int pidfd, pid_t *ppid)
  */
 static inline int runx_pidfd_pid(int pidfd, pid_t *pid)
 {
-	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_PID};
+	struct runx_pidfd_info info;
 
-	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+	if (runx_pidfd_get_info(pidfd, RUNX_PIDFD_INFO_PID, &info) < 0)
 		return -1;
 	*pid = (pid_t)info.tgid;
 	return 0;
@@ -164,14 +186,10 @@ static inline int runx_pidfd_pid(int pidfd, pid_t *pid)
  */
 static inline int runx_pidfd_cgroupid(int pidfd, uint64_t *id)
 {
-	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_CGROUPID};
+	struct runx_pidfd_info info;
 
-	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+	if (runx_pidfd_get_info(pidfd, RUNX_PIDFD_INFO_CGROUPID, &info) < 0)
 		return -1;
-	if (!(info.mask & RUNX_PIDFD_INFO_CGROUPID)) {
-		errno = ENODATA;
-		return -1;
-	}
 	*id = info.cgroupid;
 	return 0;
 }
@@ -188,19 +206,15 @@ static inline int runx_pidfd_cgroupid(int pidfd, uint64_t *id)
  */
 static inline int runx_pidfd_exit_cgroupid(int pidfd, uint64_t *id)
 {
-	const uint64_t both = RUNX_PIDFD_INFO_EXIT | RUNX_PIDFD_INFO_CGROUPID;
-	struct runx_pidfd_info info = {.mask = both};
+	struct runx_pidfd_info info;
 
-	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+	if (runx_pidfd_get_info(pidfd,
+				RUNX_PIDFD_INFO_EXIT | RUNX_PIDFD_INFO_CGROUPID,
+				&info) < 0)
 		return -1;
-	if ((info.mask & both) != both) {
-		errno = ENODATA;
-		return -1;
-	}
 	*id = info.cgroupid;
 	return 0;
 }
-
 /*
  * How pidfd's process ended, once it was reaped (ioctl PIDFD_GET_INFO with
  * PIDFD_INFO_EXIT, Linux 6.15: pidfs keeps the exit code past the reaping,
@@ -210,14 +224,10 @@ static inline int runx_pidfd_exit_cgroupid(int pidfd, uint64_t *id)
  */
 static inline int runx_pidfd_exit_status(int pidfd, int *status)
 {
-	struct runx_pidfd_info info = {.mask = RUNX_PIDFD_INFO_EXIT};
+	struct runx_pidfd_info info;
 
-	if (ioctl(pidfd, RUNX_PIDFD_GET_INFO, &info) < 0)
+	if (runx_pidfd_get_info(pidfd, RUNX_PIDFD_INFO_EXIT, &info) < 0)
 		return -1;
-	if (!(info.mask & RUNX_PIDFD_INFO_EXIT)) {
-		errno = ENODATA;
-		return -1;
-	}
 	*status = info.exit_code;
 	return 0;
 }
