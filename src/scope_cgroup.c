@@ -636,6 +636,18 @@ static void cgroup_describe(const struct runx_scope *s, char *buf, size_t size)
 }
 
 /*
+ * True if cgroup id a (the kernel's) names the cgroup whose directory has
+ * inode number b: equal on a 64-bit kernel; a 32-bit kernel's cgroup id
+ * holds the inode's generation in its upper 32 bits and st_ino only the
+ * lower ones (fs/kernfs: kernfs_id_ino(), kernfs_id_gen()), so a 32-bit
+ * build compares those.
+ */
+static bool same_cgroup_id(uint64_t a, uint64_t b)
+{
+	return a == b || (sizeof(long) < 8 && (uint32_t)a == (uint32_t)b);
+}
+
+/*
  * False if the command, alive, has left the job's cgroup subtree (a root
  * job can move itself out): its pidfd's cgroup id is the job cgroup's
  * (PIDFD_GET_INFO, Linux 6.13), or else /proc/PID/cgroup says where it is
@@ -649,21 +661,9 @@ static bool cgroup_holds_child(const struct runx_scope *s)
 	if (!HAS_CG(s) || s->child_pidfd < 0 || !runx_scope_child_alive(s))
 		return true;
 	if (CG(s)->id != 0 && runx_pidfd_cgroupid(s->child_pidfd, &id) == 0 &&
-	    id == CG(s)->id)
+	    same_cgroup_id(id, CG(s)->id))
 		return true;
 	return runx_cgroup_where(CG(s), s->child) != 0;
-}
-
-/*
- * True if cgroup id a (the kernel's) names the cgroup whose directory has
- * inode number b: equal on a 64-bit kernel; a 32-bit kernel's cgroup id
- * holds the inode's generation in its upper 32 bits and st_ino only the
- * lower ones (fs/kernfs: kernfs_id_ino(), kernfs_id_gen()), so a 32-bit
- * build compares those.
- */
-static bool same_cgroup_id(uint64_t a, uint64_t b)
-{
-	return a == b || (sizeof(long) < 8 && (uint32_t)a == (uint32_t)b);
 }
 
 /* The enter of cgroup_died_outside()'s walk: 1 (the walk ends there) at

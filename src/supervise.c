@@ -133,7 +133,6 @@ static void tell_reaped(pid_t pid, int status)
 			     sup_signame(WTERMSIG(status), name, sizeof(name)));
 }
 
-/* Records how the command ended. */
 /*
  * Says on stderr, and in the report's error if it has none, that the
  * command died outside the scope, which it had left (a root job that moved
@@ -157,6 +156,7 @@ static void tell_died_outside(struct supervisor *s)
 		snprintf(s->res->error, sizeof(s->res->error), "%s", text);
 }
 
+/* Records how the command ended. */
 static void command_ended(struct supervisor *s, int status)
 {
 	s->exited = true;
