@@ -382,9 +382,8 @@ else
 	not_ok "$name: still running 1.5 s after SIGCONT (no idle stop)" "$(cat "$TMPD/idle.err")"
 fi
 kill -TERM "$rp" 2>/dev/null
-s=0
-wait "$rp" || s=$?
-assert_eq "$name: SIGTERM ends it (143)" 143 "$s" "$(cat "$TMPD/idle.err")"
+wait_pid_exit "$rp" 40 # bounded: a runx left stopped would never end
+assert_eq "$name: SIGTERM ends it (143)" 143 "$WAIT_STATUS" "$(cat "$TMPD/idle.err")"
 assert_dead "$name: nothing left" "$m"
 
 # ====================================================================================
