@@ -17,6 +17,8 @@ struct runx_cgroup_limits {
 	int64_t pids_max;      /* pids.max, processes and threads; -1: none */
 	int64_t cpu_quota_us;  /* cpu.max quota, microseconds; 0: none */
 	int64_t cpu_period_us; /* cpu.max period, microseconds */
+	bool count_oom;	       /* --retry-on=oom: the memory controller, for the
+				* job's memory.events, with no limit of its own */
 };
 
 /* What the job's cgroup measured, read before it is removed. */
@@ -85,7 +87,8 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 		       size_t errsize);
 
 /*
- * 0 if every controller that the limits l need (memory for memory_max,
+ * 0 if every controller that the limits l need (memory for memory_max
+ * or count_oom,
  * pids for pids_max, cpu for cpu_quota_us) is offered to runx's cgroup own
  * (listed in its cgroup.controllers, cgroup-v2.rst "Enabling and
  * Disabling"); else -ENOTSUP with a message in err naming the missing

@@ -26,7 +26,7 @@ static const char *const controller_options[CTL_COUNT] = {
 /* The bits of the controllers that the limits l need. */
 static unsigned needed_controllers(const struct runx_cgroup_limits *l)
 {
-	return (l->memory_max >= 0 ? CTL_MEMORY : 0) |
+	return (l->memory_max >= 0 || l->count_oom ? CTL_MEMORY : 0) |
 	       (l->pids_max >= 0 ? CTL_PIDS : 0) |
 	       (l->cpu_quota_us > 0 ? CTL_CPU : 0);
 }
@@ -97,9 +97,12 @@ static int enable_in(const char *dir, unsigned bits, unsigned *added, char *err,
 	return r;
 }
 
-/* The names and the options of the controllers of bits, ", "-joined. */
-static void name_controllers(unsigned bits, char *names, size_t nsize,
-			     char *opts, size_t osize)
+/* The names and the options of the controllers of bits, ", "-joined;
+ * the memory controller's option is --retry-on=oom where l sets no
+ * memory.max. */
+static void name_controllers(unsigned bits, const struct runx_cgroup_limits *l,
+			     char *names, size_t nsize, char *opts,
+			     size_t osize)
 {
 	names[0] = opts[0] = '\0';
 	for (int i = 0; i < CTL_COUNT; i++)
@@ -109,7 +112,9 @@ static void name_controllers(unsigned bits, char *names, size_t nsize,
 				 controller_names[i]);
 			snprintf(opts + strlen(opts), osize - strlen(opts),
 				 "%s%s", opts[0] ? ", " : "",
-				 controller_options[i]);
+				 (1u << i) == CTL_MEMORY && l->memory_max < 0
+				     ? "--retry-on=oom"
+				     : controller_options[i]);
 		}
 }
 
@@ -172,13 +177,14 @@ static void v1_mount(const char *name, char *mnt, size_t size)
  * sd_booted(3) tests).
  */
 static void refuse_missing(const char *own, const char *text, unsigned missing,
-			   char *err, size_t errsize)
+			   const struct runx_cgroup_limits *l, char *err,
+			   size_t errsize)
 {
 	char names[64], opts[64], mnt[512];
 	unsigned v1 = missing & controllers_on_v1();
 	const char *are;
 
-	name_controllers(v1 ? v1 : missing, names, sizeof(names), opts,
+	name_controllers(v1 ? v1 : missing, l, names, sizeof(names), opts,
 			 sizeof(opts));
 	are = strchr(names, ',') ? "s are" : " is";
 	if (v1 != 0) {
@@ -196,11 +202,12 @@ static void refuse_missing(const char *own, const char *text, unsigned missing,
 			}
 		snprintf(err, errsize,
 			 "%s: the %s controller%s on cgroup v1 on this host "
-			 "(mounted at '%s'), and runx's limits need cgroup v2: "
+			 "(mounted at '%s'), and runx needs %s on cgroup v2: "
 			 "boot with cgroup_no_v1=%s (or "
 			 "systemd.unified_cgroup_hierarchy=1), or run runx "
 			 "where cgroup v2 is the only hierarchy",
-			 opts, names, are, mnt[0] ? mnt : "?", list);
+			 opts, names, are, mnt[0] ? mnt : "?",
+			 strchr(names, ',') ? "them" : "it", list);
 		return;
 	}
 	snprintf(
@@ -233,7 +240,7 @@ int runx_cgroup_check_controllers(const char *own,
 	missing = needed_controllers(l) & ~have;
 	if (missing == 0)
 		return 0;
-	refuse_missing(own, text, missing, err, errsize);
+	refuse_missing(own, text, missing, l, err, errsize);
 	return -ENOTSUP;
 }
 

@@ -104,19 +104,39 @@ int runx_plan_refuse(char *err, size_t errsize, int error, const char *fmt, ...)
 	return error;
 }
 
-/* A limit implies the cgroup scope (another explicit one is refused). */
+/*
+ * The first option that needs the job's cgroup, for a message: a limit
+ * ("--pids-max"), else --retry-on's oom (only the cgroup's memory.events
+ * counts the OOM killer's kills: anywhere else it could never match);
+ * NULL if none.
+ */
+static const char *cgroup_option(const struct runx_options *o)
+{
+	if (o->limit_option != NULL)
+		return o->limit_option;
+	return (o->attempts.retry_on.kinds & RUNX_ON_OOM) ? "--retry-on=oom"
+							  : NULL;
+}
+
+/* A limit or --retry-on=oom implies the cgroup scope (another explicit
+ * one is refused). */
 static int limits_imply_cgroup(const struct runx_options *o,
 			       enum runx_scope_kind *kind, char *err,
 			       size_t errsize)
 {
-	if (o->limit_option == NULL)
+	const char *option = cgroup_option(o);
+
+	if (option == NULL)
 		return 0;
 	if (o->scope_given && o->scope != RUNX_SCOPE_CGROUP)
 		return runx_plan_refuse(
 		    err, errsize, -EINVAL,
-		    "%s sets a limit on the job's cgroup; it cannot "
-		    "be combined with --kill-scope=%s",
-		    o->limit_option, runx_scope_kind_name(o->scope));
+		    o->limit_option != NULL
+			? "%s sets a limit on the job's cgroup; it cannot "
+			  "be combined with --kill-scope=%s"
+			: "%s reads the job's cgroup (memory.events); it "
+			  "cannot be combined with --kill-scope=%s",
+		    option, runx_scope_kind_name(o->scope));
 	*kind = RUNX_SCOPE_CGROUP;
 	return 0;
 }
@@ -133,7 +153,7 @@ static int foreground_scope(const struct runx_options *o,
 {
 	if (!o->foreground)
 		return 0;
-	if (!o->scope_given && o->limit_option == NULL) {
+	if (!o->scope_given && cgroup_option(o) == NULL) {
 		*kind = RUNX_SCOPE_TREE;
 		return 0;
 	}
@@ -329,11 +349,12 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .path = o->report_path,
 	    .count = o->verbose || o->report_path != NULL,
 	};
-	plan->scope.has_limits =
-	    o->memory_max >= 0 || o->pids_max >= 0 || o->cpu_max_quota_us > 0;
+	bool count_oom = (o->attempts.retry_on.kinds & RUNX_ON_OOM) != 0;
+	plan->scope.has_limits = o->memory_max >= 0 || o->pids_max >= 0 ||
+				 o->cpu_max_quota_us > 0 || count_oom;
 	plan->scope.limits = (struct runx_cgroup_limits){
 	    o->memory_max, o->pids_max, o->cpu_max_quota_us,
-	    o->cpu_max_period_us};
+	    o->cpu_max_period_us, count_oom};
 	plan->launch.argv = o->command;
 	plan->launch.close_fds = o->close_fds;
 	plan->launch.new_session = !o->foreground;

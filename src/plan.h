@@ -112,7 +112,8 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
  * probes (NULL: runx_plan_probes_default()).  The rules, in this order:
  *   - --report: a FILE that cannot be written (probes->report_dir) is
  *     refused, and plan->report.path is NULL then (nothing to write);
- *   - a limit implies --kill-scope=cgroup (another explicit scope: refused);
+ *   - a limit or --retry-on=oom implies --kill-scope=cgroup (another
+ *     explicit scope: refused);
  *     --foreground implies the tree scope (cgroup or child may be given
  *     instead; group, pidns and auto are refused); --wait-all needs more
  *     than the child scope; --merge and --stderr are exclusive;

@@ -421,8 +421,14 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 		return status;
 	}
 	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
-	snprintf(next, sizeof(next), "attempt %lld in %.1fs", (long long)n + 1,
-		 (double)*wait_ns / 1e9);
+	/* tenths of a second, as the SPEC's example; a shorter wait in
+	 * tenths of a millisecond (10ms was "0.0s") */
+	if (*wait_ns == 0 || *wait_ns >= 100000000)
+		snprintf(next, sizeof(next), "attempt %lld in %.1fs",
+			 (long long)n + 1, (double)*wait_ns / 1e9);
+	else
+		snprintf(next, sizeof(next), "attempt %lld in %.1fms",
+			 (long long)n + 1, (double)*wait_ns / 1e6);
 	tell_end(run, n, next);
 	return -1;
 }

@@ -30,7 +30,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # by its launch), "the promise" (3 rounds of 2 checks for each of the 4
 # scopes, and 1 more for tree: each attempt's scope is made at its
 # launch) and the cgroup of attempt 1 (4).  A rerun with another backend
-# (lib.sh's backend_rerun) ends there.  Then 126 checks in the sections
+# (lib.sh's backend_rerun) ends there.  Then 132 checks in the sections
 # up to the bad values (and 2 x 3 of the total deadline while leftovers
 # are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5).
@@ -39,7 +39,7 @@ if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 126 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 132 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -312,6 +312,42 @@ if runx_cg --memory-max=64M -- true 2>/dev/null; then
 else
 	skips 2 "retry-on=oom" "no cgroup v2 memory controller for runx here"
 fi
+# Only the job's cgroup counts the OOM killer's kills: oom implies the
+# cgroup scope as a limit does, and needs the memory controller.  With
+# another explicit scope: 125, one line naming both, nothing started.
+rm -f "$C"
+err=$(runx --retry-on=oom -G -- sh -c "echo >>$C" 2>&1)
+s=$?
+assert_eq "retry-on=oom with -G: 125, one line, nothing started" "125 1 0" \
+	"$s $(printf '%s\n' "$err" | wc -l | tr -d ' ') $(lines "$C")" "$err"
+assert_match "retry-on=oom with -G: the message names both" \
+	"^runx: --retry-on=oom reads the job's cgroup \\(memory\\.events\\); it cannot be combined with --kill-scope=group$" "$err"
+# With no limit: where runx's cgroup is offered the memory controller, the
+# job's cgroup gets it (the report's oom_kills is a number, not null);
+# where it is not, 125 naming --retry-on=oom and the controller, nothing
+# started (it could never tell an OOM kill).
+rm -f "$C"
+"$RUNX" "${CG_LAUNCH_ARGS[@]}" --retry-on=oom --report="$TMPD/oomonly.json" -- \
+	sh -c "echo >>$C" 2>"$TMPD/oomonly.err" &
+pid=$!
+wait "$pid"
+s=$?
+err=$(cat "$TMPD/oomonly.err")
+if runx_cg --memory-max=64M -- true 2>/dev/null; then
+	assert_eq "retry-on=oom, no limit: 0, the command ran once" "0 1" "$s $(lines "$C")" "$err"
+	assert_eq "retry-on=oom, no limit: the report's oom_kills is 0 (the job has memory.events)" 0 \
+		"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["oom_kills"])' "$TMPD/oomonly.json" 2>&1)"
+else
+	assert_eq "retry-on=oom, no memory controller: 125, one line, nothing started" "125 1 0" \
+		"$s $(printf '%s\n' "$err" | wc -l | tr -d ' ') $(lines "$C")" "$err"
+	assert_match "retry-on=oom, no memory controller: the message names the option and the controller" \
+		"^runx: --retry-on=oom: the (cgroup v2 )?memory controller" "$err"
+fi
+if [ -n "$CG2MNT" ]; then
+	CGMNT=$CG2MNT assert_no_cgroup "retry-on=oom, no limit: no cgroup left" "$pid"
+else
+	skips 1 "retry-on=oom, no limit: no cgroup left" "no cgroup2 file system is mounted"
+fi
 
 # --- --success-exit ---------------------------------------------------------------
 rm -f "$C"
@@ -380,11 +416,12 @@ for _ in 1 2 3 4 5; do
 	poll 1200 0.05 grep -q 'attempt 2 in' "$TMPD/jv"
 	kill -TERM "$RUNX_PID"
 	wait_pid_exit "$RUNX_PID" 60
-	w=$(sed -n 's/.*attempt 2 in \([0-9.]*\)s$/\1/p' "$TMPD/jv")
+	# (a wait under 0.1 s, one chance in a thousand, is told in ms)
+	w=$(sed -n 's/.*attempt 2 in \([0-9.]*\)s$/\1/p; s/.*attempt 2 in \([0-9.]*\)ms$/0.001*\1/p' "$TMPD/jv")
 	waits+="${w:-none} "
 done
 assert_true "jitter=1: every wait within 0..100 s ($waits)" \
-	awk -v w="$waits" 'BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) if (a[i] !~ /^[0-9.]+$/ || a[i] + 0 > 100) exit 1 }'
+	awk -v w="$waits" 'BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) { if (a[i] ~ /^0\.001\*[0-9.]+$/) a[i] = 0.001 * substr(a[i], 7); else if (a[i] !~ /^[0-9.]+$/) exit 1; if (a[i] + 0 > 100) exit 1 } }'
 assert_true "jitter=1: the waits differ ($waits)" \
 	[ "$(tr ' ' '\n' <<<"$waits" | sed '/^$/d' | sort -u | wc -l)" -ge 2 ]
 
@@ -392,6 +429,9 @@ out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
 assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
 	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
 assert_match "-v: how the run ended" "runx: attempt 2 of 2 ended with exit status 1; no attempt left" "$out"
+out=$(runx -v --attempts=3 --retry-delay=10ms -- false 2>&1 >/dev/null)
+assert_eq "-v: a wait under 0.1 s is told in ms (10ms, then 20ms)" \
+	"1 1" "$(grep -c 'attempt 1 of 3 ended with exit status 1; attempt 2 in 10\.0ms$' <<<"$out") $(grep -c 'attempt 2 of 3 ended with exit status 1; attempt 3 in 20\.0ms$' <<<"$out")" "$out"
 out=$(runx -v --attempts=3 --retry-on=2 -- false 2>&1 >/dev/null)
 assert_match "-v: an outcome --retry-on does not name ends the run" \
 	"runx: attempt 1 of 3 ended with exit status 1; not retried \\(--retry-on=2\\)" "$out"

@@ -159,6 +159,13 @@ static const struct {
      "--pids-max sets a limit on the job's cgroup; it cannot be combined "
      "with --kill-scope=tree"},
     {{"-C", "--pids-max=5", "--kill-scope=tree"}, "with --kill-scope=tree"},
+    {{"--retry-on=oom", "-G"},
+     "--retry-on=oom reads the job's cgroup (memory.events); it cannot be "
+     "combined with --kill-scope=group"},
+    {{"--kill-scope=tree", "--retry-on=failure,oom"},
+     "--retry-on=oom reads the job's cgroup"},
+    {{"--retry-on=oom", "--pids-max=5", "--kill-scope=pidns"},
+     "--pids-max sets a limit on the job's cgroup"},
     {{"--wait-all", "--kill-scope=child"},
      "--wait-all needs a scope larger than the child (--kill-scope=group, "
      "tree, cgroup or pidns)"},
@@ -205,6 +212,10 @@ static const struct {
     {{"--foreground", "--pids-max=5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
     {{"--memory-max=1M"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
     {{"-C", "--cpu-max=0.5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--retry-on=oom"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--foreground", "--retry-on=timeout,oom"},
+     RUNX_SCOPE_CGROUP,
+     RUNX_LAUNCH_CLONE3},
     {{"--kill-scope=tree"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=pidns"}, RUNX_SCOPE_PIDNS, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
@@ -241,6 +252,28 @@ START_TEST(auto_is_tree_where_no_cgroup_can_be_made)
 			 "auto scope: using tree, since the cgroup scope is "
 			 "not available (fake: no cgroup)");
 	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+}
+END_TEST
+
+/* --retry-on=oom asks for the memory controller (memory.events), with no
+ * limit of its own; a limit keeps its value beside it. */
+START_TEST(oom_asks_for_the_memory_controller)
+{
+	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=oom", NULL}),
+			 0);
+	ck_assert(plan.scope.has_limits);
+	ck_assert(plan.scope.limits.count_oom);
+	ck_assert_int_eq(plan.scope.limits.memory_max, -1);
+	ck_assert_int_eq(plan.scope.limits.pids_max, -1);
+	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=oom",
+						     "--memory-max=1M", NULL}),
+			 0);
+	ck_assert(plan.scope.limits.count_oom);
+	ck_assert_int_eq(plan.scope.limits.memory_max, 1 << 20);
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"-C", "--retry-on=failure", NULL}), 0);
+	ck_assert(!plan.scope.has_limits);
+	ck_assert(!plan.scope.limits.count_oom);
 }
 END_TEST
 
@@ -586,6 +619,7 @@ int main(void)
 	add_table_test(rules, options_decide_scope_and_backend, decided);
 	tcase_add_test(rules, auto_is_tree_where_no_cgroup_can_be_made);
 	tcase_add_test(rules, auto_with_a_cgroup_says_nothing_more);
+	tcase_add_test(rules, oom_asks_for_the_memory_controller);
 	tcase_add_test(rules, no_clone3_falls_back_to_fork_for_the_cgroup);
 	tcase_add_test(rules, clone3_asked_for_where_there_is_none_is_refused);
 	tcase_add_test(rules, posix_spawn_in_a_cgroup_needs_glibc_2_39);

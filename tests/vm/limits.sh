@@ -12,7 +12,8 @@
 #     counts oom_kills >= 1, -v says the OOM killer ended it; also for a
 #     process that called setsid;
 #   - --attempts=2 --retry-on=oom: an attempt the OOM killer ended is
-#     retried, a plain failure is not;
+#     retried, a plain failure is not; --retry-on=oom alone gives the job
+#     the memory controller (memory.max "max", oom_kills 0);
 #   - --user=65534 with --memory-max: placed and limited as root, run as
 #     the user, the OOM kill still reported;
 #   - --pids-max=8 with a 50-process fork loop and -t 2s: 124, never more
@@ -124,6 +125,16 @@ s=$(export C && st "$RUNX" --memory-max=24M --attempts=2 --retry-delay=0 --retry
 assert_eq "--retry-on=oom: a plain failure: 1" 1 "$s"
 assert_eq "--retry-on=oom: a plain failure is not retried (1 attempt)" 1 "$(wc -l <"$C" | tr -d ' ')"
 assert_clean "--retry-on=oom" "$M"
+# --retry-on=oom with no limit: the job's cgroup gets the memory
+# controller all the same (only its memory.events counts the OOM
+# killer's kills), with no memory.max of its own
+assert_eq "--retry-on=oom, no limit: exit 0" 0 "$(look --retry-on=oom memory.max)"
+assert_eq "--retry-on=oom, no limit: the job's memory.max is max" max "$(cat "$TMPD/look.value")"
+s=$(st "$RUNX" --retry-on=oom --report="$TMPD/oomonly.json" -- true)
+assert_eq "--retry-on=oom, no limit: exit 0 with --report" 0 "$s"
+assert_eq "--retry-on=oom, no limit: the report's oom_kills is 0, not null" 0 \
+	"$(json_num "$TMPD/oomonly.json" oom_kills)"
+assert_eq "--retry-on=oom, no limit: no runx-* cgroup left" "" "$(runx_cgroups)"
 
 # The limit holds for a process that left the session; the command's
 # own status stays what it is.
