@@ -158,7 +158,7 @@ static int passwd_match(char **field, int n, void *ctx)
 	home = field[5][0] != '\0' ? field[5] : "/";
 	if (strlen(field[0]) >= sizeof(q->e->name) ||
 	    strlen(home) >= sizeof(q->e->home))
-		return 0;
+		return -ENAMETOOLONG; /* the entry, not one found later */
 	strcpy(q->e->name, field[0]);
 	strcpy(q->e->home, home);
 	q->e->uid = uid;

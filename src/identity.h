@@ -84,10 +84,11 @@ int runx_id_parse(const char *text, unsigned int *id);
  * Looks up name (by_name) or uid (else) in the passwd(5) file at path:
  * lines "name:password:uid:gid:gecos:home:shell".  Comments ('#'), empty
  * lines, NIS lines ('+', '-'), lines with an empty name, fewer than 6
- * fields, a bad uid or gid, or a name or home too long for *e are skipped;
- * lines of any length are read; the first matching entry wins.  Returns 1
- * with *e filled, 0 if there is none, or -errno of reading the file
- * (-ENOENT: it does not exist; -ENOMEM).
+ * fields, or a bad uid or gid are skipped; lines of any length are read;
+ * the first matching entry wins.  Returns 1 with *e filled, 0 if there is
+ * none, -ENAMETOOLONG if that entry's name or home is too long for *e
+ * (RUNX_NAME_MAX, PATH_MAX bytes with the NUL), or -errno of reading the
+ * file (-ENOENT: it does not exist; -ENOMEM).
  */
 int runx_passwd_lookup(const char *path, const char *name, uid_t uid,
 		       struct runx_passwd_entry *e);

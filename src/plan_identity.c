@@ -66,6 +66,17 @@ static int plan_user_entry(const struct user_query *q, const char *user,
 	int r = runx_passwd_lookup(q->pr->passwd, number ? NULL : user,
 				   number ? uid : 0, e);
 
+	if (r == -ENAMETOOLONG) {
+		char qv[RUNX_QUOTE_SIZE], qf[RUNX_QUOTE_SIZE];
+		return runx_plan_refuse(
+		    q->err, q->errsize, r,
+		    "--user: the entry of user '%s' in '%s' is too long for "
+		    "runx (a name of %d bytes or more, or a home of %d or "
+		    "more)",
+		    runx_quote(user, qv, sizeof(qv)),
+		    runx_quote(q->pr->passwd, qf, sizeof(qf)), RUNX_NAME_MAX,
+		    PATH_MAX);
+	}
 	if (r < 0 && !(number && r == -ENOENT))
 		return not_found(q, "user", user, q->pr->passwd, r);
 	if (r == 0 && !number)

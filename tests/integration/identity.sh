@@ -23,9 +23,9 @@ require_root "(--user changes the identity of the command)"
 
 SCOPES=(group tree cgroup pidns)
 # 8 --user app, 2 number with entry, 5 number without, 2 USER:GROUP,
-# 11 refusals, 4 rlimit, 2 no-new-privs, 5 chdir, 3 umask, 2 redirect,
+# 13 refusals, 4 rlimit, 2 no-new-privs, 5 chdir, 3 umask, 2 redirect,
 # 3 drop fails, 3 per scope
-N_IDENTITY=$((8 + 2 + 5 + 2 + 11 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
+N_IDENTITY=$((8 + 2 + 5 + 2 + 13 + 4 + 2 + 5 + 3 + 2 + 3 + 3 * ${#SCOPES[@]}))
 plan $((2 + N_IDENTITY))
 
 cat >"$TMPD/passwd" <<'EOF'
@@ -36,6 +36,8 @@ nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
 app:x:1234:1234:The App,,,:/home/app:/bin/sh
 9999:x:4321:4321::/home/numeric:/bin/sh
 EOF
+# last: an entry whose home (4,106 bytes) is longer than PATH_MAX
+printf 'deep:x:4444:4444::/%s:/bin/sh\n' "$(printf 'd%.0s' $(seq 4105))" >>"$TMPD/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\napp:x:1234:\nstaff:x:50:app\nextra:x:51:nobody,app\ntools:x:52:app' >"$TMPD/group"
 if ! mount --bind "$TMPD/passwd" /etc/passwd || ! mount --bind "$TMPD/group" /etc/group; then
 	bail_out "cannot bind-mount the test's passwd and group"
@@ -134,6 +136,10 @@ refused "an unknown user" \
 	"runx: --user: unknown user 'nosuch' (not in '/etc/passwd')" --user=nosuch
 refused "an unknown user, escaped" \
 	"runx: --user: unknown user 'a\\nb\\x1b' (not in '/etc/passwd')" --user=$'a\nb\x1b'
+refused "a passwd entry with a home longer than PATH_MAX, by name" \
+	"runx: --user: the entry of user 'deep' in '/etc/passwd' is too long for runx (a name of 256 bytes or more, or a home of 4096 or more)" --user=deep
+refused "a passwd entry with a home longer than PATH_MAX, by number" \
+	"runx: --user: the entry of user '4444' in '/etc/passwd' is too long for runx (a name of 256 bytes or more, or a home of 4096 or more)" --user=4444
 refused "an unknown group" \
 	"runx: --user: unknown group 'wheel' (not in '/etc/group')" --user=app:wheel
 refused "a user id past the largest" \

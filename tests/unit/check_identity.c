@@ -151,12 +151,15 @@ START_TEST(very_long_lines_are_read_whole)
 	ck_assert_str_eq(e.home, "/home/after");
 	ck_assert_int_eq(runx_passwd_lookup(passwd, "long", 0, &e), 1);
 	ck_assert_str_eq(e.home, "/home/long");
-	/* a home longer than PATH_MAX: no usable entry */
+	/* a home longer than PATH_MAX: that entry, too long for runx */
 	strcpy(text, "deep:x:3:3::/");
 	memset(text + 13, 'd', PATH_MAX + 10);
 	strcpy(text + 13 + PATH_MAX + 10, ":/bin/sh\n");
 	write_file(passwd, text);
-	ck_assert_int_eq(runx_passwd_lookup(passwd, "deep", 0, &e), 0);
+	ck_assert_int_eq(runx_passwd_lookup(passwd, "deep", 0, &e),
+			 -ENAMETOOLONG);
+	ck_assert_int_eq(runx_passwd_lookup(passwd, NULL, 3, &e),
+			 -ENAMETOOLONG);
 	free(text);
 	remove_dir();
 }
