@@ -423,7 +423,10 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
 	/* tenths of a second, as the SPEC's example; a shorter wait in
 	 * tenths of a millisecond (10ms was "0.0s") */
-	if (*wait_ns == 0 || *wait_ns >= 100000000)
+	if (*wait_ns == RUNX_DURATION_INF) /* --retry-delay=inf, no max */
+		snprintf(next, sizeof(next), "attempt %lld in inf",
+			 (long long)n + 1);
+	else if (*wait_ns == 0 || *wait_ns >= 100000000)
 		snprintf(next, sizeof(next), "attempt %lld in %.1fs",
 			 (long long)n + 1, (double)*wait_ns / 1e9);
 	else

@@ -462,6 +462,19 @@ void sup_on_command_exit(struct supervisor *s)
 	sup_begin_stop(s, s->stop->first_signal, "sending");
 }
 
+/*
+ * Arms the run's total deadline in place of the attempt's that just fired
+ * (if the total one is later), so that -v says so if it passes during
+ * the stop that follows or is under way (the exit status does not depend
+ * on it: run.c reads the clock); a failure to arm loses only that line.
+ */
+static void arm_total_deadline(struct supervisor *s)
+{
+	if (!s->deadline_is_total && s->fds->total_at != RUNX_DURATION_INF &&
+	    sup_arm_at(s->fds->deadline_fd, s->fds->total_at) == 0)
+		s->deadline_is_total = true;
+}
+
 /* The deadline fired: a stop, unless one is under way. */
 void sup_on_deadline(struct supervisor *s)
 {
@@ -469,11 +482,13 @@ void sup_on_deadline(struct supervisor *s)
 
 	/* during a stop the stop goes on; the run's deadline still ends
 	 * the run, with 124 but after a success (run.c) */
-	if (s->phase != RUNNING && s->phase != WAITING && s->deadline_is_total)
-		runx_verbose("total deadline of the run reached during the "
-			     "stop: no further attempt");
-	if (s->phase != RUNNING && s->phase != WAITING)
+	if (s->phase != RUNNING && s->phase != WAITING) {
+		if (s->deadline_is_total)
+			runx_verbose("total deadline of the run reached during "
+				     "the stop: no further attempt");
+		arm_total_deadline(s);
 		return;
+	}
 	s->timed_out = true;
 	s->res->reason = RUNX_END_TIMEOUT;
 	s->res->total_timeout = s->deadline_is_total;
@@ -485,6 +500,7 @@ void sup_on_deadline(struct supervisor *s)
 			     runx_duration_format(s->stop->deadline_ns, dur,
 						  sizeof(dur)));
 	sup_name_alive(s, &s->res->at_deadline, "at the deadline");
+	arm_total_deadline(s);
 	sup_begin_stop(s, s->stop->first_signal, "sending");
 }
 

@@ -30,7 +30,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # by its launch), "the promise" (3 rounds of 2 checks for each of the 4
 # scopes, and 1 more for tree: each attempt's scope is made at its
 # launch) and the cgroup of attempt 1 (4).  A rerun with another backend
-# (lib.sh's backend_rerun) ends there.  Then 132 checks in the sections
+# (lib.sh's backend_rerun) ends there.  Then 134 checks in the sections
 # up to the bad values (and 2 x 3 of the total deadline while leftovers
 # are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5).
@@ -39,7 +39,7 @@ if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 132 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 134 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -429,6 +429,12 @@ out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
 assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
 	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
 assert_match "-v: how the run ended" "runx: attempt 2 of 2 ended with exit status 1; no attempt left" "$out"
+runx_bg -v --attempts=2 --retry-delay=inf --retry-delay-max=inf -- false 2>"$TMPD/inf"
+poll 1200 0.05 grep -q 'attempt 2 in' "$TMPD/inf"
+kill -TERM "$RUNX_PID"
+wait_pid_exit "$RUNX_PID" 60
+assert_eq "-v: a wait with no end is told as 'in inf'" 1 \
+	"$(grep -c 'attempt 1 of 2 ended with exit status 1; attempt 2 in inf$' "$TMPD/inf")" "$(cat "$TMPD/inf")"
 out=$(runx -v --attempts=3 --retry-delay=10ms -- false 2>&1 >/dev/null)
 assert_eq "-v: a wait under 0.1 s is told in ms (10ms, then 20ms)" \
 	"1 1" "$(grep -c 'attempt 1 of 3 ended with exit status 1; attempt 2 in 10\.0ms$' <<<"$out") $(grep -c 'attempt 2 of 3 ended with exit status 1; attempt 3 in 20\.0ms$' <<<"$out")" "$out"
@@ -595,6 +601,8 @@ assert_eq "total-timeout in attempt 1's grace period: 124, no further attempt" "
 assert_match "total-timeout in attempt 1's grace period: -v says no further attempt, announces none" \
 	"^runx: attempt 1 of 3 ended at its deadline \\(status 124\\); the run's total deadline has passed: no further attempt\$" \
 	"$(grep "attempt 1 of 3" "$TMPD/v")"
+assert_eq "total-timeout in attempt 1's grace period: -v says the run's deadline came during the stop" 1 \
+	"$(grep -c "^runx: total deadline of the run reached during the stop: no further attempt\$" "$TMPD/v")" "$(cat "$TMPD/v")"
 # ... or while the leftovers of a command that exited 7 are stopped: 124
 # too (the run's deadline passed), whether or not the outcome would have
 # been retried, and with one attempt as with two
