@@ -371,6 +371,26 @@ static int ended_past_total(struct runx_run *run, int64_t n)
 }
 
 /*
+ * "attempt N in WAIT" into buf: wait_ns in tenths of a second, as the
+ * SPEC's example; a shorter wait but 0 in tenths of a millisecond (10ms
+ * read "0.0s"); RUNX_DURATION_INF (--retry-delay=inf with no max) as
+ * "inf".  Returns buf.
+ */
+static const char *next_attempt(int64_t n, int64_t wait_ns, char *buf,
+				size_t size)
+{
+	if (wait_ns == RUNX_DURATION_INF)
+		snprintf(buf, size, "attempt %lld in inf", (long long)n);
+	else if (wait_ns == 0 || wait_ns >= 100000000)
+		snprintf(buf, size, "attempt %lld in %.1fs", (long long)n,
+			 (double)wait_ns / 1e9);
+	else
+		snprintf(buf, size, "attempt %lld in %.1fms", (long long)n,
+			 (double)wait_ns / 1e6);
+	return buf;
+}
+
+/*
  * After attempt n that ended with status: -1 and the wait in *wait_ns
  * (ns) for another attempt, or the run's exit status.
  */
@@ -421,18 +441,7 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 		return status;
 	}
 	*wait_ns = runx_retry_wait_ns(p, n, runx_between_random());
-	/* tenths of a second, as the SPEC's example; a shorter wait in
-	 * tenths of a millisecond (10ms was "0.0s") */
-	if (*wait_ns == RUNX_DURATION_INF) /* --retry-delay=inf, no max */
-		snprintf(next, sizeof(next), "attempt %lld in inf",
-			 (long long)n + 1);
-	else if (*wait_ns == 0 || *wait_ns >= 100000000)
-		snprintf(next, sizeof(next), "attempt %lld in %.1fs",
-			 (long long)n + 1, (double)*wait_ns / 1e9);
-	else
-		snprintf(next, sizeof(next), "attempt %lld in %.1fms",
-			 (long long)n + 1, (double)*wait_ns / 1e6);
-	tell_end(run, n, next);
+	tell_end(run, n, next_attempt(n + 1, *wait_ns, next, sizeof(next)));
 	return -1;
 }
 
