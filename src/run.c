@@ -489,11 +489,14 @@ static int run_attempts(struct runx_run *run)
 		int64_t wait_ns = 0;
 		int status = attempt(run, n);
 
-		if (n == 1 && !run->started && status == RUNX_EXIT_FAILED &&
+		if (n == 1 && !run->attempt.result.launched &&
+		    status == RUNX_EXIT_FAILED &&
 		    !runx_retry_may_retry_status(&run->plan.attempts, status)) {
-			/* runx failed before any command ran (the scope
-			 * could not be set up), and --retry-on does not
-			 * list 125: no attempt to count (runx(1), ATTEMPTS) */
+			/* runx failed before it launched the command (the
+			 * scope could not be set up), and --retry-on does
+			 * not list 125: no attempt to count (runx(1),
+			 * ATTEMPTS).  A launch that failed (a step of the
+			 * child's, setgroups, --chdir) is attempt 1. */
 			run->attempts = 0;
 			return status;
 		}

@@ -30,7 +30,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # by its launch), "the promise" (3 rounds of 2 checks for each of the 4
 # scopes, and 1 more for tree: each attempt's scope is made at its
 # launch) and the cgroup of attempt 1 (4).  A rerun with another backend
-# (lib.sh's backend_rerun) ends there.  Then 134 checks in the sections
+# (lib.sh's backend_rerun) ends there.  Then 137 checks in the sections
 # up to the bad values (and 2 x 3 of the total deadline while leftovers
 # are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5).
@@ -39,7 +39,7 @@ if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 134 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 137 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -455,6 +455,25 @@ assert_match "-v: a success ends the run" \
 out=$(runx -v --attempts=3 --success-exit=3 -- sh -c 'exit 3' 2>&1 >/dev/null)
 assert_match "-v: a --success-exit status is a success too" \
 	"runx: attempt 1 of 3 ended with exit status 3; a success: runx exits 0" "$out"
+# A launch that fails in the child, before execve (a real fault:
+# setgroups(2) in a user namespace that denies it, unshare -r), is
+# attempt 1 all the same: 125, attempt_count 1, its error, not retried
+# without 125 in --retry-on; the command never ran.
+rm -f "$C"
+if ! unshare -U -r true 2>/dev/null; then
+	skips 3 "attempts: a launch that fails in the child" "unshare -U -r (a user namespace) is not permitted here"
+else
+	s=$(st unshare -U -r "$RUNX" -v -u 0 --attempts=3 --report="$TMPD/setgroups.json" -- \
+		sh -c "echo >>$C" 2>"$TMPD/setgroups.err")
+	assert_eq "a launch that fails in the child (setgroups): 125, the command never ran" "125 0" \
+		"$s $(lines "$C")" "$(cat "$TMPD/setgroups.err")"
+	assert_eq "a launch that fails in the child: attempt 1, runx_error 125, its error says setgroups" \
+		"1 1 runx_error 125 True" \
+		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), a["reason"], a["exit_status"], "setgroups failed in the child" in a["error"])' "$TMPD/setgroups.json" 2>&1)"
+	assert_eq "a launch that fails in the child: -v says attempt 1 ended, not retried" 1 \
+		"$(grep -c '^runx: attempt 1 of 3 ended with exit status 125; not retried (--retry-on=failure)$' "$TMPD/setgroups.err")" \
+		"$(cat "$TMPD/setgroups.err")"
+fi
 # A scope that cannot be set up for the first attempt: without 125 in
 # --retry-on the run ends at once with no attempt made (attempt_count 0);
 # with it (SPEC: "not retried unless listed by number: 125"), each
