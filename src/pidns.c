@@ -269,6 +269,7 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 		out->exec_errno = rep->err != 0 ? rep->err : ENOEXEC;
 		return 0;
 	}
+	out->child_failed = rep->step == STEP_LAUNCH && rep->child_failed;
 	if (rep->step == STEP_LAUNCH && rep->why[0] != '\0')
 		snprintf(out->why, sizeof(out->why), "%s", rep->why);
 	else
@@ -290,6 +291,7 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	out->ns_pid = 0;
 	out->outer_pid = 0;
 	out->why[0] = '\0';
+	out->child_failed = false;
 	if (new_user)
 		flags |= CLONE_NEWUSER;
 	/* one socket pair, both ways: 4 fds at most with the map and the

@@ -105,17 +105,26 @@ int runx_plan_refuse(char *err, size_t errsize, int error, const char *fmt, ...)
 }
 
 /*
- * The first option that needs the job's cgroup, for a message: a limit
- * ("--pids-max"), else --retry-on's oom (only the cgroup's memory.events
- * counts the OOM killer's kills: anywhere else it could never match);
- * NULL if none.
+ * True if --retry-on's oom can start another attempt: more than one
+ * attempt, and failure (which retries every attempt that did not
+ * succeed) not listed too.  Only the job cgroup's memory.events counts the OOM
+ * killer's kills: anywhere else oom could never match.
  */
+static bool counts_oom(const struct runx_options *o)
+{
+	unsigned kinds = o->attempts.retry_on.kinds;
+
+	return (kinds & RUNX_ON_OOM) && !(kinds & RUNX_ON_FAILURE) &&
+	       o->attempts.max > 1;
+}
+
+/* The first option that needs the job's cgroup, for a message: a limit
+ * ("--pids-max"), else --retry-on=oom (counts_oom()); NULL if none. */
 static const char *cgroup_option(const struct runx_options *o)
 {
 	if (o->limit_option != NULL)
 		return o->limit_option;
-	return (o->attempts.retry_on.kinds & RUNX_ON_OOM) ? "--retry-on=oom"
-							  : NULL;
+	return counts_oom(o) ? "--retry-on=oom" : NULL;
 }
 
 /* A limit or --retry-on=oom implies the cgroup scope (another explicit
@@ -349,7 +358,7 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .path = o->report_path,
 	    .count = o->verbose || o->report_path != NULL,
 	};
-	bool count_oom = (o->attempts.retry_on.kinds & RUNX_ON_OOM) != 0;
+	bool count_oom = counts_oom(o);
 	plan->scope.has_limits = o->memory_max >= 0 || o->pids_max >= 0 ||
 				 o->cpu_max_quota_us > 0 || count_oom;
 	plan->scope.limits = (struct runx_cgroup_limits){

@@ -39,7 +39,8 @@ struct runx_scope_policy {
 	enum runx_scope_kind kind;	/* never RUNX_SCOPE_AUTO */
 	bool auto_chosen;		/* kind came from --kill-scope=auto */
 	char auto_note[PATH_MAX + 256]; /* -v: why auto chose tree, or "" */
-	bool has_limits; /* --memory-max, --pids-max, --cpu-max */
+	bool has_limits; /* --memory-max, --pids-max, --cpu-max, or an oom in
+			  * --retry-on that can start an attempt */
 	struct runx_cgroup_limits limits; /* with has_limits */
 };
 
@@ -112,8 +113,8 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
  * probes (NULL: runx_plan_probes_default()).  The rules, in this order:
  *   - --report: a FILE that cannot be written (probes->report_dir) is
  *     refused, and plan->report.path is NULL then (nothing to write);
- *   - a limit or --retry-on=oom implies --kill-scope=cgroup (another
- *     explicit scope: refused);
+ *   - a limit, or an oom in --retry-on that can start another attempt,
+ *     implies --kill-scope=cgroup (another explicit scope: refused);
  *     --foreground implies the tree scope (cgroup or child may be given
  *     instead; group, pidns and auto are refused); --wait-all needs more
  *     than the child scope; --merge and --stderr are exclusive;

@@ -231,6 +231,8 @@ int64_t runx_retry_wait_ns(const struct runx_attempts_policy *p, int64_t n,
 		wait *= p->backoff;
 	if (wait > cap)
 		wait = cap;
+	if (wait >= 9.2e18) /* no end: a random part of it has none either */
+		return RUNX_DURATION_INF;
 	/* random / 2^64 is in [0, 1): the wait never becomes negative */
 	wait -= wait * p->jitter * ((double)random / 18446744073709551616.0);
 	if (wait >= 9.2e18)

@@ -127,7 +127,8 @@ bool runx_retry_may_retry_status(const struct runx_attempts_policy *p, int s);
  * The wait in ns after attempt n (1 for the first) before the next:
  * min(delay * backoff^(n-1), delay_max), shortened by jitter * random /
  * 2^64 of itself (random: uniform bits, from getrandom(2) in runx).
- * Saturates, never wraps; 0 when delay is 0.
+ * Saturates, never wraps; 0 when delay is 0; RUNX_DURATION_INF when
+ * delay and delay_max are (whatever the jitter).
  */
 int64_t runx_retry_wait_ns(const struct runx_attempts_policy *p, int64_t n,
 			   uint64_t random);

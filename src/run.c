@@ -248,7 +248,6 @@ static int attempt(struct runx_run *run, int64_t number)
 	runx_stdio_commit(&run->stdio); /* -o, -e: truncated from here on */
 	if ((status = runx_attempt_start(a, &env)) != 0)
 		return release(run, status);
-	run->started = true;
 	status = runx_attempt_supervise(a, &env);
 	return release(run, status);
 }
@@ -372,16 +371,16 @@ static int ended_past_total(struct runx_run *run, int64_t n)
 
 /*
  * "attempt N in WAIT" into buf: wait_ns in tenths of a second, as the
- * SPEC's example; a shorter wait but 0 in tenths of a millisecond (10ms
- * read "0.0s"); RUNX_DURATION_INF (--retry-delay=inf with no max) as
- * "inf".  Returns buf.
+ * SPEC's example; a wait under 0.09995 s (which would read "0.1s") but
+ * not 0 in tenths of a millisecond (10ms read "0.0s"); RUNX_DURATION_INF
+ * (--retry-delay=inf with no max) as "inf".  Returns buf.
  */
 static const char *next_attempt(int64_t n, int64_t wait_ns, char *buf,
 				size_t size)
 {
 	if (wait_ns == RUNX_DURATION_INF)
 		snprintf(buf, size, "attempt %lld in inf", (long long)n);
-	else if (wait_ns == 0 || wait_ns >= 100000000)
+	else if (wait_ns == 0 || wait_ns >= 99950000) /* not "100.0ms" */
 		snprintf(buf, size, "attempt %lld in %.1fs", (long long)n,
 			 (double)wait_ns / 1e9);
 	else
@@ -428,9 +427,17 @@ static int decide(struct runx_run *run, int64_t n, int status, int64_t *wait_ns)
 		tell_end(run, n, "a success: runx exits 0");
 		return res->exit_status = 0;
 	case RUNX_VERDICT_END:
-		snprintf(next, sizeof(next), "not retried (--retry-on=%s)",
-			 p->retry_on_text != NULL ? p->retry_on_text
-						  : "failure");
+		if (status >= 125 && status <= 127 &&
+		    !runx_retry_may_retry_status(p, status))
+			snprintf(next, sizeof(next),
+				 "not retried (%d only when --retry-on lists "
+				 "it)",
+				 status);
+		else
+			snprintf(next, sizeof(next),
+				 "not retried (--retry-on=%s)",
+				 p->retry_on_text != NULL ? p->retry_on_text
+							  : "failure");
 		tell_end(run, n, next);
 		return status;
 	case RUNX_VERDICT_RETRY:
@@ -489,14 +496,15 @@ static int run_attempts(struct runx_run *run)
 		int64_t wait_ns = 0;
 		int status = attempt(run, n);
 
-		if (n == 1 && !run->attempt.result.launched &&
+		if (n == 1 && !run->attempt.child.child_failed &&
 		    status == RUNX_EXIT_FAILED &&
 		    !runx_retry_may_retry_status(&run->plan.attempts, status)) {
-			/* runx failed before it launched the command (the
-			 * scope could not be set up), and --retry-on does
-			 * not list 125: no attempt to count (runx(1),
-			 * ATTEMPTS).  A launch that failed (a step of the
-			 * child's, setgroups, --chdir) is attempt 1. */
+			/* runx failed before it made the command's process
+			 * (the scope or the PID namespace could not be set
+			 * up, no process could be made), and --retry-on
+			 * does not list 125: no attempt to count (runx(1),
+			 * ATTEMPTS).  A child that failed a step of its
+			 * own (setgroups, --chdir) is attempt 1. */
 			run->attempts = 0;
 			return status;
 		}

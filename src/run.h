@@ -49,7 +49,6 @@ struct runx_run {
 	struct timespec start; /* CLOCK_REALTIME when the first attempt
 				* began (its launch, if it got there) */
 	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
-	bool started;	       /* a command was started (some attempt) */
 };
 
 /*

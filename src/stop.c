@@ -463,10 +463,11 @@ void sup_on_command_exit(struct supervisor *s)
 }
 
 /*
- * Arms the run's total deadline in place of the attempt's that just fired
- * (if the total one is later), so that -v says so if it passes during
- * the stop that follows or is under way (the exit status does not depend
- * on it: run.c reads the clock); a failure to arm loses only that line.
+ * Arms the run's total deadline (if there is one) in place of the
+ * attempt's that just fired, which was the earlier (arm_deadlines()),
+ * so that -v says so if it passes during the stop that follows or is
+ * under way (the exit status does not depend on it: run.c reads the
+ * clock); a failure to arm loses only that line.
  */
 static void arm_total_deadline(struct supervisor *s)
 {

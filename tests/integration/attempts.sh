@@ -30,7 +30,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # by its launch), "the promise" (3 rounds of 2 checks for each of the 4
 # scopes, and 1 more for tree: each attempt's scope is made at its
 # launch) and the cgroup of attempt 1 (4).  A rerun with another backend
-# (lib.sh's backend_rerun) ends there.  Then 137 checks in the sections
+# (lib.sh's backend_rerun) ends there.  Then 142 checks in the sections
 # up to the bad values (and 2 x 3 of the total deadline while leftovers
 # are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5).
@@ -39,7 +39,7 @@ if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 137 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 142 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -299,8 +299,16 @@ for code in 125 126 127; do
 done
 
 # oom: the job's cgroup counts an OOM kill (memory.events); needs the
-# memory controller delegated to runx's cgroup (scripts/vm-check has it)
-if runx_cg --memory-max=64M -- true 2>/dev/null; then
+# memory controller delegated to runx's cgroup (scripts/vm-check has it).
+# MEMORY: yes; no (the refusal names the memory controller); or empty
+# (the cgroup scope itself cannot be set up here, whatever the reason).
+MEMORY=
+if runx_cg --memory-max=64M -- true 2>"$TMPD/memprobe.err"; then
+	MEMORY=yes
+elif grep -q 'memory controller' "$TMPD/memprobe.err"; then
+	MEMORY=no
+fi
+if [ "$MEMORY" = yes ]; then
 	rm -f "$C"
 	assert_eq "retry-on=oom: an OOM kill in the job is retried" "137 2" \
 		"$(s=$(st runx_cg --memory-max=32M --attempts=2 --retry-delay=0 --retry-on=oom -- \
@@ -312,37 +320,45 @@ if runx_cg --memory-max=64M -- true 2>/dev/null; then
 else
 	skips 2 "retry-on=oom" "no cgroup v2 memory controller for runx here"
 fi
-# Only the job's cgroup counts the OOM killer's kills: oom implies the
-# cgroup scope as a limit does, and needs the memory controller.  With
-# another explicit scope: 125, one line naming both, nothing started.
+# Only the job's cgroup counts the OOM killer's kills: oom, where it can
+# start another attempt (more than one, failure not listed too), implies
+# the cgroup scope as a limit does, and needs the memory controller.
+# With another explicit scope: 125, one line naming both, nothing
+# started; with one attempt it can start none, and asks for nothing.
 rm -f "$C"
-err=$(runx --retry-on=oom -G -- sh -c "echo >>$C" 2>&1)
+err=$(runx --attempts=2 --retry-on=oom -G -- sh -c "echo >>$C" 2>&1)
 s=$?
 assert_eq "retry-on=oom with -G: 125, one line, nothing started" "125 1 0" \
 	"$s $(printf '%s\n' "$err" | wc -l | tr -d ' ') $(lines "$C")" "$err"
 assert_match "retry-on=oom with -G: the message names both" \
 	"^runx: --retry-on=oom reads the job's cgroup \\(memory\\.events\\); it cannot be combined with --kill-scope=group$" "$err"
+assert_eq "retry-on=oom with -G and one attempt: oom can start none, the run goes on (0, ran once)" "0 1" \
+	"$(s=$(st runx --retry-on=oom -G -- sh -c "echo >>$C"); echo "$s $(lines "$C")")"
 # With no limit: where runx's cgroup is offered the memory controller, the
 # job's cgroup gets it (the report's oom_kills is a number, not null);
 # where it is not, 125 naming --retry-on=oom and the controller, nothing
 # started (it could never tell an OOM kill).
 rm -f "$C"
-"$RUNX" "${CG_LAUNCH_ARGS[@]}" --retry-on=oom --report="$TMPD/oomonly.json" -- \
+"$RUNX" "${CG_LAUNCH_ARGS[@]}" --attempts=2 --retry-on=oom --report="$TMPD/oomonly.json" -- \
 	sh -c "echo >>$C" 2>"$TMPD/oomonly.err" &
 pid=$!
 wait "$pid"
 s=$?
 err=$(cat "$TMPD/oomonly.err")
-if runx_cg --memory-max=64M -- true 2>/dev/null; then
+case $MEMORY in
+yes)
 	assert_eq "retry-on=oom, no limit: 0, the command ran once" "0 1" "$s $(lines "$C")" "$err"
 	assert_eq "retry-on=oom, no limit: the report's oom_kills is 0 (the job has memory.events)" 0 \
 		"$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["oom_kills"])' "$TMPD/oomonly.json" 2>&1)"
-else
+	;;
+no)
 	assert_eq "retry-on=oom, no memory controller: 125, one line, nothing started" "125 1 0" \
 		"$s $(printf '%s\n' "$err" | wc -l | tr -d ' ') $(lines "$C")" "$err"
 	assert_match "retry-on=oom, no memory controller: the message names the option and the controller" \
 		"^runx: --retry-on=oom: the (cgroup v2 )?memory controller" "$err"
-fi
+	;;
+*) skips 2 "retry-on=oom, no limit" "the cgroup scope cannot be set up here: $(head -n 1 "$TMPD/memprobe.err")" ;;
+esac
 if [ -n "$CG2MNT" ]; then
 	CGMNT=$CG2MNT assert_no_cgroup "retry-on=oom, no limit: no cgroup left" "$pid"
 else
@@ -458,28 +474,41 @@ assert_match "-v: a --success-exit status is a success too" \
 # A launch that fails in the child, before execve (a real fault:
 # setgroups(2) in a user namespace that denies it, unshare -r), is
 # attempt 1 all the same: 125, attempt_count 1, its error, not retried
-# without 125 in --retry-on; the command never ran.
-rm -f "$C"
+# without 125 in --retry-on; the command never ran.  In the pidns scope
+# the init's child fails so.  A PID namespace runx cannot make (a /proc
+# with a part masked by a mount, which a user namespace may not mount
+# again: the kernel's mnt_too_revealing()) is no attempt: attempt_count 0.
 if ! unshare -U -r true 2>/dev/null; then
-	skips 3 "attempts: a launch that fails in the child" "unshare -U -r (a user namespace) is not permitted here"
+	skips 7 "attempts: a launch that fails in the child" "unshare -U -r (a user namespace) is not permitted here"
 else
-	s=$(st unshare -U -r "$RUNX" -v -u 0 --attempts=3 --report="$TMPD/setgroups.json" -- \
-		sh -c "echo >>$C" 2>"$TMPD/setgroups.err")
-	assert_eq "a launch that fails in the child (setgroups): 125, the command never ran" "125 0" \
-		"$s $(lines "$C")" "$(cat "$TMPD/setgroups.err")"
-	assert_eq "a launch that fails in the child: attempt 1, runx_error 125, its error says setgroups" \
-		"1 1 runx_error 125 True" \
-		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), a["reason"], a["exit_status"], "setgroups failed in the child" in a["error"])' "$TMPD/setgroups.json" 2>&1)"
-	assert_eq "a launch that fails in the child: -v says attempt 1 ended, not retried" 1 \
-		"$(grep -c '^runx: attempt 1 of 3 ended with exit status 125; not retried (--retry-on=failure)$' "$TMPD/setgroups.err")" \
-		"$(cat "$TMPD/setgroups.err")"
+	for sc in group pidns; do
+		rm -f "$C"
+		s=$(st unshare -U -r "$RUNX" -v -u 0 --kill-scope=$sc --attempts=3 --report="$TMPD/setgroups.json" -- \
+			sh -c "echo >>$C" 2>"$TMPD/setgroups.err")
+		assert_eq "$sc: a launch that fails in the child (setgroups): 125, the command never ran" "125 0" \
+			"$s $(lines "$C")" "$(cat "$TMPD/setgroups.err")"
+		assert_eq "$sc: a launch that fails in the child: attempt 1, runx_error 125, its error says setgroups" \
+			"1 1 runx_error 125 True" \
+			"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), a["reason"], a["exit_status"], "setgroups failed in the child" in a["error"])' "$TMPD/setgroups.json" 2>&1)"
+		assert_eq "$sc: a launch that fails in the child: -v says attempt 1 ended, not retried" 1 \
+			"$(grep -c '^runx: attempt 1 of 3 ended with exit status 125; not retried (125 only when --retry-on lists it)$' "$TMPD/setgroups.err")" \
+			"$(cat "$TMPD/setgroups.err")"
+	done
+	rm -f "$C" "$TMPD/nopidns.json"
+	s=$(st unshare -m sh -c 'mount --make-rprivate / && mount --bind /dev/null /proc/timer_list &&
+		exec unshare -U -r "$0" --kill-scope=pidns --attempts=3 --report="$1" -- sh -c "echo >>$2"' \
+		"$RUNX" "$TMPD/nopidns.json" "$C" 2>"$TMPD/nopidns.err")
+	assert_eq "a PID namespace runx cannot make (masked /proc): 125, attempt_count 0, none listed, nothing ran" \
+		"125 0 0 0 True" \
+		"$s $("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["attempt_count"], len(r["attempts"]), "cannot mount a new /proc" in r["error"])' "$TMPD/nopidns.json" 2>&1 | sed "s/^/$(lines "$C") /")" \
+		"$(cat "$TMPD/nopidns.err")"
 fi
 # A scope that cannot be set up for the first attempt: without 125 in
 # --retry-on the run ends at once with no attempt made (attempt_count 0);
 # with it (SPEC: "not retried unless listed by number: 125"), each
 # attempt tries again.  Here: --memory-max where the memory controller is
 # not offered (this host's is on cgroup v1).
-if runx_cg --memory-max=64M -- true 2>/dev/null; then
+if [ "$MEMORY" = yes ]; then
 	skips 6 "attempts: a scope that cannot be set up" "the memory controller is offered here"
 else
 	rm -f "$C"
@@ -614,7 +643,7 @@ assert_match "total-timeout during a wait: -v says it was reached during the wai
 # than announce attempt 2
 new_marker m
 rm -f "$C"
-s=$(st runx -v -t 0.3 -k 1 --total-timeout=0.5 --attempts=3 --retry-on=timeout -- \
+s=$(st runx -v -t 0.3 -k 2 --total-timeout=1 --attempts=3 --retry-on=timeout -- \
 	sh -c "echo >>$C; trap '' TERM; sleep $m" 2>"$TMPD/v")
 assert_eq "total-timeout in attempt 1's grace period: 124, no further attempt" "124 1" "$s $(lines "$C")"
 assert_match "total-timeout in attempt 1's grace period: -v says no further attempt, announces none" \

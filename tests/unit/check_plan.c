@@ -159,12 +159,12 @@ static const struct {
      "--pids-max sets a limit on the job's cgroup; it cannot be combined "
      "with --kill-scope=tree"},
     {{"-C", "--pids-max=5", "--kill-scope=tree"}, "with --kill-scope=tree"},
-    {{"--retry-on=oom", "-G"},
+    {{"--attempts=2", "--retry-on=oom", "-G"},
      "--retry-on=oom reads the job's cgroup (memory.events); it cannot be "
      "combined with --kill-scope=group"},
-    {{"--kill-scope=tree", "--retry-on=failure,oom"},
+    {{"--kill-scope=tree", "--retry-on=timeout,oom", "--attempts=inf"},
      "--retry-on=oom reads the job's cgroup"},
-    {{"--retry-on=oom", "--pids-max=5", "--kill-scope=pidns"},
+    {{"--attempts=2", "--retry-on=oom", "--pids-max=5", "--kill-scope=pidns"},
      "--pids-max sets a limit on the job's cgroup"},
     {{"--wait-all", "--kill-scope=child"},
      "--wait-all needs a scope larger than the child (--kill-scope=group, "
@@ -212,10 +212,15 @@ static const struct {
     {{"--foreground", "--pids-max=5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
     {{"--memory-max=1M"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
     {{"-C", "--cpu-max=0.5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
-    {{"--retry-on=oom"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
-    {{"--foreground", "--retry-on=timeout,oom"},
+    {{"--attempts=2", "--retry-on=oom"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--foreground", "--retry-on=timeout,oom", "--attempts=3"},
      RUNX_SCOPE_CGROUP,
      RUNX_LAUNCH_CLONE3},
+    /* oom that can start no attempt: no cgroup needed */
+    {{"--retry-on=oom"}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_VFORK},
+    {{"--attempts=2", "--retry-on=failure,oom"},
+     RUNX_SCOPE_GROUP,
+     RUNX_LAUNCH_VFORK},
     {{"--kill-scope=tree"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=pidns"}, RUNX_SCOPE_PIDNS, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
@@ -259,20 +264,31 @@ END_TEST
  * limit of its own; a limit keeps its value beside it. */
 START_TEST(oom_asks_for_the_memory_controller)
 {
-	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=oom", NULL}),
+	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=oom",
+						     "--attempts=2", NULL}),
 			 0);
 	ck_assert(plan.scope.has_limits);
 	ck_assert(plan.scope.limits.count_oom);
 	ck_assert_int_eq(plan.scope.limits.memory_max, -1);
 	ck_assert_int_eq(plan.scope.limits.pids_max, -1);
-	ck_assert_int_eq(plan_words((const char *[]){"--retry-on=oom",
-						     "--memory-max=1M", NULL}),
-			 0);
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"--retry-on=oom", "--attempts=inf",
+					"--memory-max=1M", NULL}),
+	    0);
 	ck_assert(plan.scope.limits.count_oom);
 	ck_assert_int_eq(plan.scope.limits.memory_max, 1 << 20);
 	ck_assert_int_eq(
 	    plan_words((const char *[]){"-C", "--retry-on=failure", NULL}), 0);
 	ck_assert(!plan.scope.has_limits);
+	ck_assert(!plan.scope.limits.count_oom);
+	/* oom that can start no attempt asks for nothing */
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"-C", "--retry-on=oom", NULL}), 0);
+	ck_assert(!plan.scope.limits.count_oom);
+	ck_assert_int_eq(
+	    plan_words((const char *[]){"-C", "--attempts=2",
+					"--retry-on=oom,failure", NULL}),
+	    0);
 	ck_assert(!plan.scope.limits.count_oom);
 }
 END_TEST

@@ -321,6 +321,10 @@ START_TEST(waits_grow_by_the_backoff_up_to_the_maximum)
 	p.delay_ns = RUNX_DURATION_INF;
 	p.delay_max_ns = RUNX_DURATION_INF;
 	ck_assert(runx_retry_wait_ns(&p, 3, 0) == RUNX_DURATION_INF);
+	/* a wait with no end keeps none with a jitter */
+	p.jitter = 0.5;
+	ck_assert(runx_retry_wait_ns(&p, 1, UINT64_MAX / 2) ==
+		  RUNX_DURATION_INF);
 }
 END_TEST
 

@@ -125,12 +125,15 @@ s=$(export C && st "$RUNX" --memory-max=24M --attempts=2 --retry-delay=0 --retry
 assert_eq "--retry-on=oom: a plain failure: 1" 1 "$s"
 assert_eq "--retry-on=oom: a plain failure is not retried (1 attempt)" 1 "$(wc -l <"$C" | tr -d ' ')"
 assert_clean "--retry-on=oom" "$M"
-# --retry-on=oom with no limit: the job's cgroup gets the memory
-# controller all the same (only its memory.events counts the OOM
-# killer's kills), with no memory.max of its own
-assert_eq "--retry-on=oom, no limit: exit 0" 0 "$(look --retry-on=oom memory.max)"
+# --retry-on=oom with no limit, where it can start another attempt: the
+# job's cgroup gets the memory controller all the same (only its
+# memory.events counts the OOM killer's kills), with no memory.max of
+# its own
+rm -f "$TMPD"/look.*
+assert_eq "--retry-on=oom, no limit: exit 0" 0 \
+	"$(st "$RUNX" --attempts=2 --retry-on=oom -- sh "$TMPD/looker.sh" memory.max)"
 assert_eq "--retry-on=oom, no limit: the job's memory.max is max" max "$(cat "$TMPD/look.value")"
-s=$(st "$RUNX" --retry-on=oom --report="$TMPD/oomonly.json" -- true)
+s=$(st "$RUNX" --attempts=2 --retry-on=oom --report="$TMPD/oomonly.json" -- true)
 assert_eq "--retry-on=oom, no limit: exit 0 with --report" 0 "$s"
 assert_eq "--retry-on=oom, no limit: the report's oom_kills is 0, not null" 0 \
 	"$(json_num "$TMPD/oomonly.json" oom_kills)"
