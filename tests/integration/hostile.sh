@@ -17,7 +17,8 @@
 #   hide a process from the group and tree scopes;
 # - --idle-timeout: output waiting for a slow reader is not silence;
 # - a burst of 7000 forwarded signals (USR1, RTMIN+1; the group scope
-#   with --report too) does not push a deadline back;
+#   with --report too; the cgroup scope, which freezes the job for each
+#   send) does not push a deadline back;
 # - a burst of 2000 RTMIN+1 (queued, one per send) reaches the job 2000
 #   times in every scope, and with --forward-to=child: runx sends a run of
 #   one signal at once, never fewer;
@@ -74,7 +75,7 @@ nplan=$((nplan + 10))                    # cgroup escape, a process left in
 nplan=$((nplan + 6 + 3))                 # cgroup escape, then an exit of its own
 nplan=$((nplan + 4 * 3))                 # bind mount: 2 scopes x 2 ways
 nplan=$((nplan + 2))                     # slow reader
-nplan=$((nplan + 3 * 3 + 1))             # signal bursts: USR1, RTMIN+1, group RTMIN+1
+nplan=$((nplan + 3 * 4 + 1 + 1))         # signal bursts: USR1, RTMIN+1, group and cgroup RTMIN+1; cgroup's order
 COUNT_CASES=(child group tree cgroup pidns "tree --forward-to=child")
 nplan=$((nplan + 2 * ${#COUNT_CASES[@]})) # every queued signal counted
 HOP_SCOPES=(group tree cgroup pidns)
@@ -196,6 +197,15 @@ elif cmd == "count":  # count SIG N READY OUT: take N x SIG, queued
         if signal.sigtimedwait([sig], 1) is not None:
             got += 1
     with open(out, "w") as f:
+        f.write("%d\n" % got)
+elif cmd == "untilterm":  # untilterm SIG READY OUT MARKER: count SIG until TERM
+    sig, ready, out = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    signal.pthread_sigmask(signal.SIG_BLOCK, [sig, signal.SIGTERM])
+    open(ready, "w").close()
+    got = 0
+    while signal.sigwait([sig, signal.SIGTERM]) == sig:
+        got += 1
+    with open(out, "w") as f:  # TERM, a standard signal, comes first
         f.write("%d\n" % got)
 elif cmd == "hop":  # hop MARKER LOG N: N x (fork, the parent exits), then pause
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -753,17 +763,29 @@ diag "the slow reader read for ${secs:-?} s"
 # the start (8 s with --report, below).  In the group scope with
 # --report, whose count of each forwarded signal is a walk of /proc (a
 # run of one signal is counted once; a round reads no more signals after
-# 20 ms of forwarding).
-for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report"; do
+# 20 ms of forwarding).  In the cgroup scope, whose send freezes the job
+# (about 1.4 ms here, more with a job that wakes for each signal): one
+# freeze for a run of one signal, not one each; its job takes every
+# signal (h.py count), as a job that handles them would (one freeze each
+# held the deadline back 10 s and more).
+for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report" "cgroup RTMIN+1"; do
 	read -r sc sig extra <<<"$c"
 	name="$sc scope${extra:+ $extra}, a burst of 7000 forwarded SIG$sig"
+	why=$(scope_missing "$sc")
+	if [ -n "$why" ]; then
+		skips 3 "$name" "$why"
+		continue
+	fi
+	scope_launch_args "$sc"
 	new_marker m
 	rdy=$TMPD/burst.$m
 	num=$(kill -l "$sig")
 	[ -n "$extra" ] && extra="$extra=$TMPD/burst.json"
+	job=(sh -c 'trap "" "$3"; : >"$1"; exec sleep "$2"' sh "$rdy" "$m" "$num")
+	[ "$sc" = cgroup ] && job=("$PY" "$TMPD/h.py" count "$num" 1000000 "$rdy" "$rdy.out" "$m")
 	# shellcheck disable=SC2086 # $extra: no option or one
-	read -r s sent tb te tx < <(H burst 7000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${LAUNCH_ARGS[@]}" \
-		--kill-scope="$sc" $extra -t 1 -k 0.5 -- sh -c 'trap "" "$3"; : >"$1"; exec sleep "$2"' sh "$rdy" "$m" "$num" 2>"$TMPD/err")
+	read -r s sent tb te tx < <(H burst 7000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" \
+		--kill-scope="$sc" $extra -t 1 -k 0.5 -- "${job[@]}" 2>"$TMPD/err")
 	diag "burst of $sig: $sent signals sent from $tb ms to $te ms after the start; runx exited at $tx ms"
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
 	assert_true "$name: setup: all 7000 sent while runx ran (${sent})" [ "${sent:-0}" = 7000 ]
@@ -792,6 +814,27 @@ print(ss[-2]["signal"], ss[-1]["signal"], len(ss) + r["signals_omitted"] >= 34 a
 	fi
 	kill_marked "$m"
 done
+
+# 6b. The cgroup scope: 3000 RTMIN+1 sent at once all reach the job before
+# the deadline's TERM (3 s later), which the job takes after every queued
+# real-time one it got (sigwait(2) gives the lowest signal first).  A
+# freeze for each forwarded signal (about 1.4 ms, more with a job that
+# wakes for each) got only part of them out before the TERM.
+name="cgroup scope, 3000 forwarded SIGRTMIN+1 before the deadline"
+why=$(scope_missing cgroup)
+if [ -n "$why" ]; then
+	skips 1 "$name" "$why"
+else
+	new_marker m
+	rdy=$TMPD/order.$m
+	num=$(kill -l RTMIN+1)
+	scope_launch_args cgroup
+	read -r s sent _ < <(H burst 3000 "$num" "$rdy" -- env --default-signal=INT,QUIT "$RUNX" "${SCOPE_LAUNCH_ARGS[@]}" \
+		--kill-scope=cgroup -t 3 -- "$PY" "$TMPD/h.py" untilterm "$num" "$rdy" "$rdy.out" "$m" 2>"$TMPD/err")
+	assert_eq "$name: 124; the job took all ${sent:-?} sent before the TERM" "124 $sent" \
+		"$s $(cat "$rdy.out" 2>/dev/null)" "$(cat "$TMPD/err")"
+	kill_marked "$m"
+fi
 
 # 7. 2000 RTMIN+1 at runx: each one is queued (signal(7)), and runx sends a
 # run of them at once (one walk of /proc in the tree scope): the job, which
