@@ -400,6 +400,9 @@ int runx_plan_make(const struct runx_options *opts,
 		plan->report.path = NULL; /* no report to write either */
 		return r;
 	}
+	/* a refused combination: the report names the scope asked for, as
+	 * for a command not found, not the zeroed plan's (child) */
+	plan->scope.kind = opts->scope;
 	if (asked_scope(opts, &kind, err, errsize) < 0)
 		return -EINVAL;
 	plan->scope.kind = kind;
