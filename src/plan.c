@@ -400,12 +400,13 @@ int runx_plan_make(const struct runx_options *opts,
 		plan->report.path = NULL; /* no report to write either */
 		return r;
 	}
-	/* a refused combination: the report names the scope asked for, as
-	 * for a command not found, not the zeroed plan's (child) */
-	plan->scope.kind = opts->scope;
-	if (asked_scope(opts, &kind, err, errsize) < 0)
-		return -EINVAL;
+	/* also when refused: the report names the scope the options asked
+	 * for (a limit's cgroup, --foreground's tree), as for a command not
+	 * found, not the zeroed plan's (child) */
+	r = asked_scope(opts, &kind, err, errsize);
 	plan->scope.kind = kind;
+	if (r < 0)
+		return -EINVAL;
 	plan->launch.backend = opts->launch;
 	r = runx_plan_identity(opts, probes, &plan->identity, err, errsize);
 	if (r < 0)

@@ -236,7 +236,8 @@ int runx_scope_signal(struct runx_scope *s, int sig, bool count);
  * /proc too).  Each member gets sig times times (signal(7): a real-time
  * signal is queued once per send, a standard one is pending at most
  * once).  Returns the processes reached (counted with count), or -errno:
- * a scope with its own operation (tree) answers for the whole run; else
+ * a scope with its own operation (tree; cgroup, which freezes the job
+ * once for the run) answers for the whole run; else
  * runx_scope_signal() is called up to times times, its first result is
  * returned, and the first -errno ends the run of sends.
  */

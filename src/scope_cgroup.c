@@ -259,8 +259,8 @@ static int kill_pid(struct cgroup_signal *cs, pid_t pid)
 {
 	if (kill(pid, cs->sig) < 0)
 		return errno == ESRCH ? 0 : -errno;
-	for (int k = 1; k < cs->times; k++)
-		kill(pid, cs->sig);
+	for (int k = 1; k < cs->times && kill(pid, cs->sig) == 0; k++)
+		; /* a failed send (gone, EAGAIN: queue full) ends the run */
 	if (cs->then_cont)
 		kill(pid, SIGCONT);
 	return 1;
@@ -283,14 +283,16 @@ static bool pinned_in_job(const struct runx_cgroup *cg, int pidfd, pid_t pid)
 	return runx_cgroup_holds(cg, pid);
 }
 
-/* cs's signal through pidfd fd, cs->times times (at least once): 1 if
- * the first send reached the process, else 0. */
+/* cs's signal through pidfd fd, cs->times times (at least once; a failed
+ * send, the process gone or its queue full, ends the run): 1 if the first
+ * send reached the process, else 0. */
 static int send_pinned(const struct cgroup_signal *cs, int fd)
 {
 	if (runx_pidfd_send_signal(fd, cs->sig) < 0)
 		return 0;
-	for (int k = 1; k < cs->times; k++)
-		(void)runx_pidfd_send_signal(fd, cs->sig);
+	for (int k = 1;
+	     k < cs->times && runx_pidfd_send_signal(fd, cs->sig) == 0; k++)
+		;
 	return 1;
 }
 

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 1 + n_checks))
+	plan $((77 + 10 + 3 + 2 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -660,10 +660,15 @@ export X_ERROR="cannot open '$bad': No such file or directory"
 assert_eq "runx_error: message on stderr" "runx: $X_ERROR" "$(cat "$TMPD/runxerr.err")"
 check_report runx_error "$rep" < <(checks_runx_error)
 # options that cannot go together: 125, and the report names the scope
-# asked for (not "child", which nobody asked for)
-s=$(st runx --report="$rep" --kill-scope=group --foreground -- true 2>/dev/null)
-assert_eq "a refused combination (group, --foreground): 125, the report's scope is group" "125 group" \
-	"$s $("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["scope"])' "$rep" 2>&1)"
+# asked for (not "child", which nobody asked for; a limit's cgroup)
+for c in "group --kill-scope=group --foreground" "cgroup --pids-max=5 --merge --stderr=$TMPD/e"; do
+	read -r want opts <<<"$c"
+	rep=$TMPD/refused.$want.json
+	# shellcheck disable=SC2086 # $opts: options, split
+	s=$(st runx --report="$rep" $opts -- true 2>/dev/null)
+	assert_eq "a refused combination ($opts): 125, a new report: runx_error, the scope $want" "125 runx_error $want" \
+		"$s $("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["reason"], r["scope"])' "$rep" 2>&1)"
+done
 
 # entries DIR: the names in DIR, dot files too, on one line
 entries() { find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'; }
