@@ -107,8 +107,8 @@ int runx_plan_refuse(char *err, size_t errsize, int error, const char *fmt, ...)
 /*
  * True if --retry-on's oom can start another attempt: more than one
  * attempt, and failure (which retries every attempt that did not
- * succeed) not listed too.  Only the job cgroup's memory.events counts the OOM
- * killer's kills: anywhere else oom could never match.
+ * succeed) not listed too.  Only the job cgroup's memory.events counts
+ * the OOM killer's kills: anywhere else oom could never match.
  */
 static bool counts_oom(const struct runx_options *o)
 {

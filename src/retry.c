@@ -233,9 +233,8 @@ int64_t runx_retry_wait_ns(const struct runx_attempts_policy *p, int64_t n,
 		wait = cap;
 	if (wait >= 9.2e18) /* no end: a random part of it has none either */
 		return RUNX_DURATION_INF;
-	/* random / 2^64 is in [0, 1): the wait never becomes negative */
+	/* random / 2^64 is in [0, 1): the wait never becomes negative, and
+	 * only shortens (jitter is 0 to 1), so it stays finite */
 	wait -= wait * p->jitter * ((double)random / 18446744073709551616.0);
-	if (wait >= 9.2e18)
-		return RUNX_DURATION_INF;
 	return wait < 0 ? 0 : (int64_t)wait;
 }

@@ -215,6 +215,7 @@ static inline int runx_pidfd_exit_cgroupid(int pidfd, uint64_t *id)
 	*id = info.cgroupid;
 	return 0;
 }
+
 /*
  * How pidfd's process ended, once it was reaped (ioctl PIDFD_GET_INFO with
  * PIDFD_INFO_EXIT, Linux 6.15: pidfs keeps the exit code past the reaping,
