@@ -466,8 +466,10 @@ static bool read_pending(pid_t pid, unsigned long long *mask)
  * Waits, up to FORWARD_WAIT_NS, until the init has forwarded sig: it has
  * taken sig from its signalfd (no longer pending) and is back asleep in
  * read(2) (state 'S'), which it reaches only after its kill(2) of -1
- * (pidns_init.c init_loop(); proc(5) for both files).  Polls every 50 us,
- * for at most FORWARD_WAIT_NS of CLOCK_MONOTONIC.
+ * (pidns_init.c init_loop(); proc(5) for both files), or has exited (a
+ * zombie, 'Z', until runx reaps it: it exits once the command ended and
+ * nothing is left, as when sig killed all).  Polls every 50 us, for at
+ * most FORWARD_WAIT_NS of CLOCK_MONOTONIC.
  */
 static void pidns_wait_forward(pid_t init, int sig)
 {
@@ -482,6 +484,9 @@ static void pidns_wait_forward(pid_t init, int sig)
 			return;
 		if ((pending & bit) == 0 && st.state == 'S')
 			return;
+		if (st.state == 'Z' || st.state == 'X')
+			return; /* the init has exited: the namespace is
+				 * gone or being killed (pid_namespaces(7)) */
 		if (runx_now_ns() >= until)
 			return; /* on the clock: a loaded machine's polls
 				 * last longer than 50 us */
