@@ -87,17 +87,23 @@ int runx_scope_cgroup_probe(char *why, size_t whysize)
 	return r;
 }
 
-/* Says with -v where the job's cgroup with limits went, and runx. */
-static void tell_layout(const struct runx_scope *s)
+/* Says with -v where the job's cgroup with limits went, and runx; named
+ * for what asked for that layout: a limit, or only --retry-on=oom. */
+static void tell_layout(const struct runx_scope *s,
+			const struct runx_cgroup_limits *limits)
 {
 	const struct runx_cgroup *cg = CG(s);
+	const char *why = limits->memory_max >= 0 || limits->pids_max >= 0 ||
+				  limits->cpu_quota_us > 0
+			      ? "limits"
+			      : "--retry-on=oom";
 
 	if (cg->moved)
-		runx_verbose("limits: runx moved itself from '%s' into "
+		runx_verbose("%s: runx moved itself from '%s' into "
 			     "'%s/supervisor'; the job's cgroup is '%s'",
-			     cg->home, cg->top, cg->path);
+			     why, cg->home, cg->top, cg->path);
 	else
-		runx_verbose("limits: the job's cgroup is '%s'", cg->path);
+		runx_verbose("%s: the job's cgroup is '%s'", why, cg->path);
 }
 
 /* Makes the job's cgroup with the limits set (where the layout allows,
@@ -111,7 +117,7 @@ static int cgroup_prepare_limited(struct runx_scope *s, const char *own,
 	if (r < 0)
 		return r;
 	((struct cgroup_scope *)s->priv)->has_cgroup = true;
-	tell_layout(s);
+	tell_layout(s, limits);
 	return 0;
 }
 

@@ -133,6 +133,9 @@ rm -f "$TMPD"/look.*
 assert_eq "--retry-on=oom, no limit: exit 0" 0 \
 	"$(st "$RUNX" --attempts=2 --retry-on=oom -- sh "$TMPD/looker.sh" memory.max)"
 assert_eq "--retry-on=oom, no limit: the job's memory.max is max" max "$(cat "$TMPD/look.value")"
+st "$RUNX" -v --attempts=2 --retry-on=oom -- true >/dev/null 2>"$TMPD/oomonly.err"
+assert_match "--retry-on=oom, no limit: -v names it, not limits, for the job's cgroup" \
+	"^runx: --retry-on=oom: .*the job's cgroup is '" "$(cat "$TMPD/oomonly.err")"
 s=$(st "$RUNX" --attempts=2 --retry-on=oom --report="$TMPD/oomonly.json" -- true)
 assert_eq "--retry-on=oom, no limit: exit 0 with --report" 0 "$s"
 assert_eq "--retry-on=oom, no limit: the report's oom_kills is 0, not null" 0 \
