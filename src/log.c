@@ -4,6 +4,8 @@
 #include "log.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,13 +13,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "stdio_guard.h"
 #include "utf8.h"
 
 /* The longest escaped form of one unit: a UTF-8 C1 control, "\xc2\x9b". */
 #define UNIT_MAX 8
 
+/* How long runx's lines may wait for room on standard error, in ms, once
+ * in a run (runx(1), -v); the same bound as a report's reader's. */
+#define STDERR_WAIT_MS 5000
+
 static bool verbose_on;
+static bool stderr_stuck; /* a wait for room on stderr ran out */
 
 void runx_log_set_verbose(bool verbose)
 {
@@ -144,6 +152,43 @@ const char *runx_quote(const char *value, char *buf, size_t size)
 	return buf;
 }
 
+int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
+{
+	while (len > 0) {
+		struct pollfd p = {fd, POLLOUT, 0};
+		int64_t now = runx_now_ns();
+		int64_t left = until_ns > now ? until_ns - now : 0;
+		int k = poll(&p, 1, left <= 0 ? 0 : (int)(left / 1000000) + 1);
+
+		if (k == 0 && left <= 0)
+			return -EAGAIN;
+		if (k < 0 && errno != EINTR)
+			return -errno;
+		if (k <= 0)
+			continue;
+		ssize_t n = write(fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int runx_write_stderr(const char *buf, size_t len)
+{
+	int64_t until = stderr_stuck
+			    ? 0
+			    : runx_now_ns() + STDERR_WAIT_MS * INT64_C(1000000);
+	int r = runx_write_until(STDERR_FILENO, buf, len, until);
+
+	if (r == -EAGAIN)
+		stderr_stuck = true;
+	return r;
+}
+
 /*
  * Formats and writes one line.  The text is formatted in full (on the heap
  * when it is long) so that shortening keeps its end; if that allocation
@@ -174,7 +219,7 @@ static void emit(const char *fmt, va_list ap)
 	free(whole);
 	len = strlen(line);
 	line[len++] = '\n';
-	(void)!write(STDERR_FILENO, line, len);
+	(void)runx_write_stderr(line, len);
 }
 
 void runx_error(const char *fmt, ...)

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The size of a buffer for runx_quote() that callers use for one value in a
@@ -41,6 +42,29 @@ const char *runx_quote(const char *value, char *buf, size_t size);
  * changes what runx does.  SIGPIPE stays blocked in runx for this reason.
  */
 void runx_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Writes len bytes of buf to fd, which may be a blocking pipe or terminal
+ * that nobody reads and that runx shares with the command (so it cannot be
+ * made O_NONBLOCK): PIPE_BUF bytes at most per write(2), each after
+ * poll(2) says there is room, so that no write(2) waits (pipe(7): a pipe
+ * with room takes a write of PIPE_BUF bytes or less whole).  Waits for
+ * room until until_ns of CLOCK_MONOTONIC (runx_now_ns()) at most.  0;
+ * -EAGAIN when that time passed with bytes left; -errno of poll(2) or
+ * write(2) (EPIPE, EBADF, ENOSPC).  Left: another writer of the same pipe
+ * that fills it between the poll and the write makes that write wait.
+ */
+int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns);
+
+/*
+ * Writes len bytes of buf to standard error (runx_write_until()): each
+ * line of runx_error() and runx_verbose(), and a report to "-".  Waits for
+ * room 5 s at most, once in the run: after one wait ran out (a pipe that
+ * nobody reads), what finds no room at once is dropped, so such a reader
+ * holds runx back 5 s at most in all.  0, -EAGAIN (dropped, or cut short),
+ * or -errno of write(2).
+ */
+int runx_write_stderr(const char *buf, size_t len);
 
 /* The same as runx_error(), only with -v/--verbose. */
 void runx_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,36 +16,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "log.h"
+
 /* How long a report written to a pipe may wait for its reader (ms). */
 #define THROUGH_WAIT_MS 5000
 
 /*
- * Writes text to fd completely; -errno on failure.  On an O_NONBLOCK fd a
- * full pipe is waited for (poll(2)), THROUGH_WAIT_MS at most in all, so
- * that a reader that never reads cannot keep runx from exiting; -EAGAIN
- * then.
+ * Writes text to fd completely (runx_write_until()), waiting for room
+ * THROUGH_WAIT_MS at most in all, so that a reader that never reads (a
+ * pipe, a FIFO, also runx's own standard error) cannot keep runx from
+ * exiting.  0, -EAGAIN when that wait ran out, or -errno.
  */
 static int write_all(int fd, const char *text, size_t len)
 {
-	int waited = 0;
-
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EAGAIN && waited < THROUGH_WAIT_MS) {
-			struct pollfd p = {fd, POLLOUT, 0};
-			if (poll(&p, 1, 100) < 0 && errno != EINTR)
-				return -errno;
-			waited += 100;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return runx_write_until(
+	    fd, text, len, runx_now_ns() + THROUGH_WAIT_MS * INT64_C(1000000));
 }
 
 /*
@@ -158,7 +143,7 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	struct stat st;
 
 	if (strcmp(path, "-") == 0)
-		return write_all(STDERR_FILENO, text, len);
+		return runx_write_stderr(text, len);
 	int exists = lstat(path, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode))
 		/* renaming over a device or a symlink would replace it */

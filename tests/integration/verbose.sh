@@ -6,8 +6,12 @@
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 9 stderr
-# closed, 7 stderr broken
-plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7))
+# closed, 7 stderr broken, 4 stderr a full pipe nobody reads (not in a
+# rerun with another backend: the waits on stderr do not depend on it,
+# and take 5 s each)
+n_full=4
+! backend_rerun || n_full=0
+plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7 + n_full))
 
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
@@ -132,5 +136,43 @@ new_marker m
 assert_eq "broken stderr, -v leftovers: command's status 5" 5 \
 	"$(broken_status -v -k 0.5 -- sh -c "sleep 0.3; sleep $m & exit 5")"
 assert_dead "broken stderr, leftovers: dead" "$m"
+
+# --- stderr a full pipe nobody reads ------------------------------------------------
+# full_stderr HOLD RUNX-ARGS...: runx in the background with stderr a pipe
+# into "sleep HOLD", which never reads it, and stdout discarded; sets
+# WAIT_STATUS (wait_pid_exit, 60 s guard: "hung" after) and kills HOLD.
+# runx waits 5 s at most for room on stderr, once in the run, then drops
+# what finds none; before, its first line into the full pipe waited for
+# good, and SIGTERM could not end it (its signals are blocked).
+full_stderr() {
+	local hold=$1 fd pid
+	shift
+	exec {fd}> >(exec sleep "$hold")
+	"$RUNX" "${LAUNCH_ARGS[@]}" "$@" 2>&"$fd" >/dev/null &
+	pid=$!
+	exec {fd}>&-
+	wait_pid_exit "$pid" 60
+	pkill -KILL -f "^sleep $hold\$" 2>/dev/null || true
+}
+if backend_rerun; then
+	diag "RUNX_LAUNCH=$RUNX_LAUNCH: no stderr that nobody reads; it does not depend on the backend and ran with the default one (verbose.sh)"
+	done_testing
+fi
+# the command fills the pipe (64 KiB; head then waits in write(2) until
+# the deadline ends it), so runx's lines of the deadline find no room
+new_marker hold
+new_marker m
+full_stderr "$hold" -v -t 1 -k 0.5 -- sh -c "sleep $m & head -c 70000 /dev/zero >&2; wait"
+assert_eq "full stderr, -v deadline: 124, not a hang" 124 "$WAIT_STATUS"
+assert_dead "full stderr, -v deadline: dead" "$m"
+# a report on stderr larger than the pipe (a 100 KB argument in it), and
+# the message that it could not be written after it; then a command
+# that fills the pipe (timeout(1) ends its head) before -v and the report
+new_marker hold
+full_stderr "$hold" --report=- -- true "$(head -c 100000 /dev/zero | tr '\0' a)"
+assert_eq "full stderr, --report=- larger than the pipe: 0, not a hang" 0 "$WAIT_STATUS"
+new_marker hold
+full_stderr "$hold" -v --report=- -- sh -c 'timeout 2 head -c 70000 /dev/zero >&2; exit 3'
+assert_eq "full stderr, -v --report=- after the command filled it: 3, not a hang" 3 "$WAIT_STATUS"
 
 done_testing
