@@ -5,13 +5,69 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "signals.h"
 #include "stdio_guard.h"
+
+static sigjmp_buf open_jump; /* where on_stop() ends an open(2) */
+
+/* A stop signal while open_stoppable() waits: back to its sigsetjmp(3),
+ * which restores the signal mask it saved (all but a few blocked). */
+static void on_stop(int sig)
+{
+	siglongjmp(open_jump, sig);
+}
+
+/*
+ * open(2) of path with flags and mode 0666, which may wait for good: a
+ * FIFO waits until its other end is opened (fifo(7)), and so do some
+ * devices.  The signals of stop that are not ignored are caught while it
+ * waits, so a stop signal (Ctrl-C) ends the wait; the others stay
+ * blocked, pending for the command, as runx keeps every signal from the
+ * start (signals.h).  The fd (the caller's), or -1 with errno; EINTR:
+ * *sig is the stop signal (also when it came right after open(2)
+ * returned: that fd is closed).  Uses sigsetjmp(3): one call at a time.
+ */
+static int open_stoppable(const char *path, int flags, const sigset_t *stop,
+			  int *sig)
+{
+	struct sigaction on = {.sa_handler = on_stop}, old[NSIG];
+	sigset_t caught;
+	volatile int fd = -1, e = 0;
+
+	sigfillset(&on.sa_mask);
+	sigemptyset(&caught);
+	for (int n = 1; n < NSIG; n++)
+		if (sigismember(stop, n) == 1 &&
+		    sigaction(n, NULL, &old[n]) == 0 &&
+		    old[n].sa_handler != SIG_IGN &&
+		    sigaction(n, &on, NULL) == 0)
+			sigaddset(&caught, n);
+	int got = sigsetjmp(open_jump, 1);
+	if (got == 0) {
+		sigprocmask(SIG_UNBLOCK, &caught, NULL);
+		fd = open(path, flags, 0666);
+		e = errno;
+		sigprocmask(SIG_BLOCK, &caught, NULL);
+	} else {
+		*sig = got;
+		e = EINTR;
+	}
+	for (int n = 1; n < NSIG; n++)
+		if (sigismember(&caught, n) == 1)
+			sigaction(n, &old[n], NULL);
+	if (got != 0 && fd >= 0)
+		close(fd); /* the signal came right after open(2) returned */
+	errno = e;
+	return got != 0 ? -1 : fd;
+}
 
 /*
  * Opens path as the source of fd slot; the message quotes the path.  With
@@ -25,18 +81,27 @@ static int open_file(const char *path, int flags, struct runx_stdio *s,
 
 	flags |= O_CLOEXEC | O_NOCTTY;
 	if (flags & O_CREAT) {
-		fd = open(path, flags | O_EXCL, 0666);
+		fd = open_stoppable(path, flags | O_EXCL, s->stop, &s->stopped);
 		s->created[slot] = fd >= 0;
 	}
 	if (fd < 0 && (!(flags & O_CREAT) || errno == EEXIST))
-		fd = open(path, flags, 0666);
+		fd = open_stoppable(path, flags, s->stop, &s->stopped);
 
 	if (fd < 0) {
 		int e = errno;
-		char quoted[RUNX_QUOTE_SIZE];
+		char quoted[RUNX_QUOTE_SIZE], name[32];
 
-		snprintf(err, errsize, "cannot open '%s': %s",
-			 runx_quote(path, quoted, sizeof(quoted)), strerror(e));
+		runx_quote(path, quoted, sizeof(quoted));
+		if (s->stopped > 0)
+			snprintf(
+			    err, errsize,
+			    "received %s while opening '%s' (a FIFO waits "
+			    "for its other end); nothing was started",
+			    runx_signal_name(s->stopped, name, sizeof(name)),
+			    quoted);
+		else
+			snprintf(err, errsize, "cannot open '%s': %s", quoted,
+				 strerror(e));
 		return -e;
 	}
 	s->source[slot] = fd;
@@ -54,12 +119,14 @@ static bool same_file(const char *path, int fd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
-		    char *err, size_t errsize)
+int runx_stdio_open(const struct runx_redirects *want, const sigset_t *stop,
+		    struct runx_stdio *s, char *err, size_t errsize)
 {
 	int wflags = O_WRONLY | O_CREAT | (want->append ? O_APPEND : 0);
 	int r = 0;
 
+	s->stop = stop;
+	s->stopped = 0;
 	for (int i = 0; i < 3; i++) {
 		s->source[i] = -1;
 		s->opened[i] = s->truncate[i] = s->created[i] = false;

@@ -2,6 +2,7 @@
 #ifndef RUNX_REDIRECT_H
 #define RUNX_REDIRECT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -33,6 +34,8 @@ struct runx_stdio {
 	bool created[3];
 	const char *path[3]; /* the plan's, for runx_stdio_discard() */
 	bool committed;
+	const sigset_t *stop; /* runx_stdio_open()'s stop signals */
+	int stopped; /* the stop signal that ended an open's wait, or 0 */
 };
 
 /*
@@ -43,12 +46,15 @@ struct runx_stdio {
  * that at the point of no return, so that a run refused before it (a
  * missing cgroup controller, no writable cgroup) leaves the file as it
  * was.  -o F -e F naming one file (same device and inode) share one open
- * file description; -m points stderr at stdout.  Returns 0, or -errno
- * with a one-line message naming the file in err (nothing is left open
- * or made then).  The paths of want must live as long as s.
+ * file description; -m points stderr at stdout.  An open(2) that waits
+ * (a FIFO until its other end is opened, fifo(7)) ends when one of the
+ * signals of stop comes (not one runx inherited as ignored): -EINTR, with
+ * that signal in s->stopped.  Returns 0, or -errno with a one-line
+ * message naming the file in err (nothing is left open or made then).
+ * The paths of want and stop must live as long as s.
  */
-int runx_stdio_open(const struct runx_redirects *want, struct runx_stdio *s,
-		    char *err, size_t errsize);
+int runx_stdio_open(const struct runx_redirects *want, const sigset_t *stop,
+		    struct runx_stdio *s, char *err, size_t errsize);
 
 /*
  * The point of no return: truncates the output files opened without -a

@@ -157,7 +157,25 @@ static void note_stdin(struct runx_run *run)
 		run->stdin_fd = fd;
 }
 
-/* What lives across attempts; 0 or 125 (recorded in the attempt). */
+/*
+ * A stop signal, sig, ended runx's wait before anything started (a FIFO
+ * redirect's open, runx_stdio_open()): says so (why), and records it as
+ * a death by sig, as in the wait between attempts (runx then dies by it,
+ * run.h).  128+sig.
+ */
+static int stopped_before(struct runx_run *run, int sig, const char *why)
+{
+	struct runx_result *res = &run->attempt.result;
+
+	runx_error("%s", why);
+	res->reason = RUNX_END_RUNX_SIGNALED;
+	res->runx_signal = sig;
+	res->wait_status = sig; /* as if the command died by it */
+	return res->exit_status = 128 + sig;
+}
+
+/* What lives across attempts; 0, 125 (recorded in the attempt), or
+ * 128+N for stop signal N (stopped_before()). */
 static int acquire(struct runx_run *run)
 {
 	struct runx_attempt *a = &run->attempt;
@@ -165,9 +183,11 @@ static int acquire(struct runx_run *run)
 	char err[PATH_MAX + 256];
 	int r;
 
-	if (runx_stdio_open(&run->plan.redirects, &run->stdio, err,
-			    sizeof(err)) < 0)
-		return runx_attempt_fail(a, "%s", err);
+	if (runx_stdio_open(&run->plan.redirects, &run->plan.stop.stop_signals,
+			    &run->stdio, err, sizeof(err)) < 0)
+		return run->stdio.stopped > 0
+			   ? stopped_before(run, run->stdio.stopped, err)
+			   : runx_attempt_fail(a, "%s", err);
 	if ((r = runx_supervisor_open(&run->sup, &run->plan)) < 0)
 		return runx_attempt_fail(a, "cannot set up the supervisor: %s",
 					 strerror(-r));

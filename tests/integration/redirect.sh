@@ -8,8 +8,8 @@
 D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
-# redirects, 6 x 2 commands that cannot run
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2))
+# redirects, 6 x 2 commands that cannot run, 8 FIFOs
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 8))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -138,5 +138,46 @@ for cmd in no-such-command-x "$D/no-such-command" ./no-such-command "$D/cmds/noe
 	assert_eq "-o FILE, '$cmd' cannot run: $want" "$want" "$s"
 	assert_eq "-o FILE, '$cmd' cannot run: FILE untouched" IMPORTANT "$(cat "$D/keep")"
 done
+
+# --- a FIFO: its open waits for the other end; a stop signal ends the wait ----
+# runx opens redirects before anything starts, with every signal blocked
+# (for the command): a FIFO with no reader (-o) or no writer (-i) held it
+# in open(2) for good, and neither Ctrl-C nor SIGTERM could end it.  Now
+# a stop signal does: runx says so, dies by it (130, 143), nothing
+# started.  fifo_stop OPT SIG: runx OPT FIFO (SIGINT at its default
+# action: bash starts a background job with it ignored, which runx keeps)
+# gets SIG once it waits in the open (wchan, 20 s at most); sets ST and
+# ERR.
+mkfifo "$D/fifo"
+fifo_stop() {
+	local opt=$1 sig=$2 pid i
+	rm -f "$D/fifo.started"
+	env --default-signal=INT "$RUNX" "${LAUNCH_ARGS[@]}" "$opt" "$D/fifo" -- \
+		sh -c ": >'$D/fifo.started'" 2>"$D/fifo.err" &
+	pid=$!
+	for ((i = 0; i < 400; i++)); do
+		grep -q partner "/proc/$pid/wchan" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill "-$sig" "$pid"
+	wait_pid_exit "$pid" 30
+	ST=$WAIT_STATUS ERR=$(cat "$D/fifo.err")
+}
+fifo_stop -o INT
+assert_eq "-o FIFO with no reader, SIGINT: 130" 130 "$ST"
+assert_match "-o FIFO with no reader, SIGINT: runx says why" \
+	"^runx: received SIGINT while opening '.*/fifo' .*nothing was started$" "$ERR"
+assert_false "-o FIFO with no reader, SIGINT: the command did not start" test -e "$D/fifo.started"
+fifo_stop -i TERM
+assert_eq "-i FIFO with no writer, SIGTERM: 143" 143 "$ST"
+assert_false "-i FIFO with no writer, SIGTERM: the command did not start" test -e "$D/fifo.started"
+fifo_stop -e TERM
+assert_eq "-e FIFO with no reader, SIGTERM: 143" 143 "$ST"
+# a reader that comes: the command's output goes through it
+(sleep 0.5 && cat "$D/fifo" >"$D/fifo.out") &
+reader=$!
+assert_eq "-o FIFO, its reader comes later: 0" 0 "$(st runx -o "$D/fifo" -- echo through)"
+wait "$reader"
+assert_eq "-o FIFO, its reader comes later: the output went through" through "$(cat "$D/fifo.out")"
 
 done_testing
