@@ -132,6 +132,19 @@ static int destination(const struct runx_stdio *stdio, int slot)
 	return fd <= 2 && runx_stdio_was_closed(fd) ? -1 : fd;
 }
 
+/*
+ * True if fds a and b are the same file (device and inode, fstat(2)): one
+ * open file (">F 2>&1"), the same terminal, pipe or socket, or two opens
+ * of one file.  Its two streams then share one pipe: their order is kept.
+ */
+static bool same_place(int a, int b)
+{
+	struct stat x, y;
+
+	return a >= 0 && b >= 0 && fstat(a, &x) == 0 && fstat(b, &y) == 0 &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 {
 	int dst[3] = {-1, destination(stdio, 1), destination(stdio, 2)};
@@ -143,8 +156,10 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 	for (int slot = 1; slot <= 2; slot++) {
 		if (dst[slot] < 0)
 			continue; /* closed: stays closed in the command */
-		if (slot == 2 && stdio->source[2] >= 0 && dst[2] == dst[1]) {
-			source[2] = source[1]; /* -m, -o F -e F: one pipe */
+		if (slot == 2 && dst[1] >= 0 &&
+		    (dst[2] == dst[1] || same_place(dst[1], dst[2]))) {
+			/* -m, -o F -e F, >F 2>&1, a terminal: one pipe */
+			source[2] = source[1];
 			if (r->nstreams > 0)
 				r->stream[r->nstreams - 1].slot = 3; /* both */
 			continue;

@@ -16,8 +16,9 @@ for t in sha256sum timeout setsid; do
 done
 
 # 22 the idle deadline, 8 with -t, 3 closed streams, 3 stdin and SIGPIPE,
-# 13 + 14 byte-exact relays, 2 slow readers, 9 grandchildren
-plan $((22 + 8 + 3 + 3 + 13 + 14 + 2 + 9))
+# 13 + 14 byte-exact relays, 4 order of >F 2>&1, 2 slow readers, 9
+# grandchildren
+plan $((22 + 8 + 3 + 3 + 13 + 14 + 4 + 2 + 9))
 
 # --- own helpers ---------------------------------------------------------------
 
@@ -281,6 +282,22 @@ hang_guard 300 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -o "$TMPD/same.out"
 	"${GEN[@]}" lines "$BIG" 9 || s=$?
 assert_eq "relay -o F -e F: exit 0" 0 "$s"
 check_merged "relay -o F -e F" "$TMPD/same.out"
+
+# ">F 2>&1" and "2>&1 | cat": runx's fds 1 and 2 are one place, so the
+# two streams share one pipe and keep their order, as -m's do (the runx
+# before relayed them through two: all of stdout, then all of stderr).
+# 300 lines, each its own write(2), stdout and stderr in turn.
+alternate='i=0; while [ $i -lt 300 ]; do echo "o$i"; echo "e$i" >&2; i=$((i + 1)); done'
+want=$(i=0; while [ $i -lt 300 ]; do echo "o$i"; echo "e$i"; i=$((i + 1)); done | sha)
+s=0
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- sh -c "$alternate" >"$TMPD/alt.out" 2>&1 || s=$?
+assert_eq "relay >F 2>&1: exit 0" 0 "$s"
+assert_eq "relay >F 2>&1: the lines in the order written" "$want" "$(sha <"$TMPD/alt.out")"
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- sh -c "$alternate" 2>&1 | cat >"$TMPD/alt.out"
+s=${PIPESTATUS[0]}
+assert_eq "relay 2>&1 | cat: exit 0" 0 "$s"
+assert_eq "relay 2>&1 | cat: the lines in the order written" "$want" "$(sha <"$TMPD/alt.out")"
+rm -f "$TMPD/alt.out"
 
 # A slow reader: the command writes 100000 bytes and exits while the reader
 # of runx's stdout is still asleep; every byte must still arrive.
