@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "stdio_guard.h"
 
 /* How long a report written to a pipe may wait for its reader (ms). */
 #define THROUGH_WAIT_MS 5000
@@ -136,14 +137,63 @@ static bool may_write_through(int err)
 }
 
 /*
+ * The fd of runx's own that path names ("-", /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N), or -1: the report goes to that fd as it
+ * is, not opened again, which would truncate a regular file behind it
+ * and lose the command's output there.
+ */
+static int own_fd(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stderr") == 0)
+		return STDERR_FILENO;
+	if (strcmp(path, "/dev/stdout") == 0)
+		return STDOUT_FILENO;
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		n = path + 8;
+	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		n = path + 14;
+	if (n == NULL || *n < '0' || *n > '9')
+		return -1;
+	errno = 0;
+	long fd = strtol(n, &end, 10);
+	return *end == '\0' && errno == 0 && fd <= INT_MAX ? (int)fd : -1;
+}
+
+/*
+ * 0 if runx's fd (own_fd()) can take the report: fd 2 always (a closed
+ * standard error never changes runx's exit status: its lines and report
+ * are then lost); another fd must have been open when runx started
+ * (runx_stdio_was_closed()), and for writing (fcntl(2) F_GETFL): else
+ * -EBADF.
+ */
+static int own_fd_writable(int fd)
+{
+	int flags;
+
+	if (fd == STDERR_FILENO)
+		return 0;
+	if (fd <= 2 && runx_stdio_was_closed(fd))
+		return -EBADF;
+	if ((flags = fcntl(fd, F_GETFL)) < 0)
+		return -errno;
+	return (flags & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
+}
+
+/*
  * Writes text to path as runx_report_deliver() says.
  */
 int runx_report_deliver(const char *path, const char *text, size_t len)
 {
 	struct stat st;
+	int fd = own_fd(path);
 
-	if (strcmp(path, "-") == 0)
+	if (fd == STDERR_FILENO)
 		return runx_write_stderr(text, len);
+	if (fd >= 0)
+		return write_all(fd, text, len);
 	int exists = lstat(path, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode))
 		/* renaming over a device or a symlink would replace it */
@@ -227,8 +277,11 @@ static int check(const char *path, int links)
 	char dir[PATH_MAX];
 	struct stat st, d;
 
-	if (strcmp(path, "-") == 0 || path[0] == '\0')
-		return path[0] == '\0' ? -ENOENT : 0;
+	if (path[0] == '\0')
+		return -ENOENT;
+	int fd = own_fd(path);
+	if (fd >= 0)
+		return own_fd_writable(fd);
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))

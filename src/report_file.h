@@ -5,7 +5,9 @@
 #include <stddef.h>
 
 /*
- * Writes text (len bytes) to path: "-" means fd 2; a path that exists and
+ * Writes text (len bytes) to path: "-" and /dev/stderr mean fd 2, and
+ * /dev/stdout, /dev/fd/N and /proc/self/fd/N runx's fd 1 or N, written
+ * as they are (not opened again: not truncated); a path that exists and
  * is no regular file (a symlink, a device, a FIFO: lstat(2)) is written
  * through, as a shell's > would (a FIFO's reader is waited for 5 s at
  * most, one that is missing is -ENXIO); else a temporary file in the same
@@ -13,15 +15,17 @@
  * NAME_MAX bytes), fsync(2)ed and renamed over path, so readers never see
  * a partial report (rename(2)); where that is refused (-EACCES: the
  * directory; -EPERM: a sticky directory and another user's file), an
- * existing path is written through.  A full pipe on fd 2 is waited for,
- * 5 s at most (-EAGAIN then).  Returns 0 or -errno (the temporary file
- * is removed on failure).
+ * existing path is written through.  A full pipe on fd 2 is waited for
+ * as runx_write_stderr() says, one on another fd 5 s at most (-EAGAIN
+ * then).  Returns 0 or -errno (the temporary file is removed on failure).
  */
 int runx_report_deliver(const char *path, const char *text, size_t len);
 
 /*
  * Whether runx_report_deliver() can be expected to write path, checked
- * before the command starts (runx(1), --report): "-" always; a directory
+ * before the command starts (runx(1), --report): "-" and /dev/stderr
+ * always; /dev/stdout, /dev/fd/N, /proc/self/fd/N if that fd of runx's
+ * was open for writing when runx started (else -EBADF); a directory
  * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
  * exists and is no regular file must pass access(2) W_OK (a FIFO is not
  * opened: its reader would see an end of file), but a symlink to no file

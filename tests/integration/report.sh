@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -730,6 +730,27 @@ runx --report="$d/stderr" -- true 2>"$TMPD/through.err" || s=$?
 assert_eq "a symlink to /proc/self/fd/2: 0" 0 "$s"
 assert_true "a symlink to /proc/self/fd/2: the report is on stderr" valid_json "$TMPD/through.err"
 assert_eq "a symlink to /proc/self/fd/2: still a symlink" "symbolic link" "$(stat -c %F "$d/stderr")"
+# /dev/stdout, /dev/fd/N, /proc/self/fd/N: runx's own fd, written as it
+# is, not opened again (which truncated a file behind it, and lost the
+# command's output written there before the report); one that was not
+# open for writing when runx started is refused (125, nothing started)
+s=0
+runx --report=/dev/stdout -- echo hello >"$TMPD/own.out" || s=$?
+assert_eq "--report=/dev/stdout into a file: 0" 0 "$s"
+assert_eq "--report=/dev/stdout into a file: the command's output, then the report" "hello|0" \
+	"$(head -n 1 "$TMPD/own.out")|$(tail -n +2 "$TMPD/own.out" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["exit_status"])' 2>&1)"
+echo "old line" >"$TMPD/own3.out"
+runx --report=/proc/self/fd/3 -- true 3>>"$TMPD/own3.out"
+assert_eq "--report=/proc/self/fd/3 (>>F): the old line, then the report" "old line|0" \
+	"$(head -n 1 "$TMPD/own3.out")|$(tail -n +2 "$TMPD/own3.out" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["exit_status"])' 2>&1)"
+s=0
+err=$(runx --report=/dev/fd/9 -- touch "$d/started9" 2>&1 9>&-) || s=$?
+assert_eq "--report=/dev/fd/9, fd 9 closed: 125, the command not started" "125 no" \
+	"$s $([ -e "$d/started9" ] && echo yes || echo no)" "$err"
+s=0
+err=$(runx --report=/dev/fd/0 -- touch "$d/started0" 2>&1 </dev/null) || s=$?
+assert_eq "--report=/dev/fd/0, read-only: 125, the command not started" "125 no" \
+	"$s $([ -e "$d/started0" ] && echo yes || echo no)" "$err"
 printf 'a longer old text than any report could be, to see the truncation%.0s' $(seq 100) >"$d/target"
 ln -s target "$d/link"
 runx --report="$d/link" -- true
