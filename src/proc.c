@@ -620,17 +620,20 @@ bool runx_proc_is_own_namespace(void)
 	return atoi(buf) == (int)getpid();
 }
 
-int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size)
+int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 {
-	char path[64];
+	char path[64], more;
 	int fd;
 	ssize_t n;
 
+	*cut = false;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	n = read(fd, buf, size);
 	int e = errno;
+	if (n == (ssize_t)size && size > 0)
+		*cut = read(fd, &more, 1) == 1;
 	close(fd);
 	if (n < 0)
 		return -e;

@@ -176,7 +176,8 @@ static void put_signals_sent(struct runx_json *j, const struct runx_report *r)
 		log != NULL ? runx_signal_log_omitted(log) : 0);
 }
 
-/* One named process: {pid, age, argv} (argv split at its NULs). */
+/* One named process: {pid, age, argv, argv_truncated} (argv split at its
+ * NULs; truncated: the command line had more than its first 512 bytes). */
 static void put_named_proc(struct runx_json *j,
 			   const struct runx_named_proc *np)
 {
@@ -193,6 +194,8 @@ static void put_named_proc(struct runx_json *j,
 		at += len + 1;
 	}
 	runx_json_end_array(j);
+	runx_json_key(j, "argv_truncated");
+	runx_json_bool(j, np->argv_cut);
 	runx_json_end_object(j);
 }
 

@@ -38,6 +38,7 @@ struct runx_named_proc {
 	int64_t age_ns;	 /* since it started, nanoseconds */
 	char argv[512];	 /* /proc/PID/cmdline: NUL-separated, truncated */
 	size_t argv_len; /* bytes used in argv */
+	bool argv_cut;	 /* the command line had more than argv holds */
 };
 
 /* The processes alive at the deadline, or when the grace ended. */

@@ -107,7 +107,8 @@ static enum named_read read_named(pid_t pid, uint64_t now_ticks, long hz,
 			 ? (int64_t)((now_ticks - st.start_time) *
 				     (1000000000ULL / (uint64_t)hz))
 			 : 0;
-	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv));
+	int n = runx_proc_cmdline_raw(pid, np->argv, sizeof(np->argv),
+				      &np->argv_cut);
 	np->argv_len = n > 0 ? (size_t)n : 0;
 	return n > 0 || !gone_or_exiting(pid, &st) ? READ_NAMED : READ_GONE;
 }
@@ -124,9 +125,11 @@ void sup_tell_named(const struct runx_named *named, const char *when)
 		cmd[np->argv_len < sizeof(cmd) ? np->argv_len
 					       : sizeof(cmd) - 1] = '\0';
 		long long tenths = (long long)(np->age_ns / 100000000);
-		runx_verbose("alive %s: pid %d, age %lld.%llds: %s", when,
+		runx_verbose("alive %s: pid %d, age %lld.%llds: %s%s", when,
 			     (int)np->pid, tenths / 10, tenths % 10,
-			     np->argv_len ? cmd : "[no command line]");
+			     np->argv_len ? cmd : "[no command line]",
+			     np->argv_cut ? " [command line cut at 512 bytes]"
+					  : "");
 	}
 	/* none named: processes a census counted where /proc showed none
 	 * (hidden, or no /proc of runx's PID namespace) */

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -751,6 +751,26 @@ s=0
 err=$(runx --report=/dev/fd/0 -- touch "$d/started0" 2>&1 </dev/null) || s=$?
 assert_eq "--report=/dev/fd/0, read-only: 125, the command not started" "125 no" \
 	"$s $([ -e "$d/started0" ] && echo yes || echo no)" "$err"
+# A named process's command line longer than the 512 bytes kept: its
+# argv says so (argv_truncated), as -v does, where it was cut silently
+# (the last argument kept a part of itself, as if whole)
+new_marker m
+s=0
+# shellcheck disable=SC2046 # 201 arguments
+runx -v -t 1 --report="$TMPD/cut.json" -- sh -c 'sleep "$1"; :' sh "$m" $(seq 1000 1200) \
+	2>"$TMPD/cut.err" || s=$?
+assert_eq "a command line over 512 bytes, alive at the deadline: 124" 124 "$s"
+assert_dead "a command line over 512 bytes: dead" "$m"
+assert_eq "a command line over 512 bytes: the report says it was cut, and not the short one's" \
+	"2|sh,True,True|sleep,False,True" \
+	"$("$PY" -c 'import json, sys
+a = json.load(open(sys.argv[1]))["alive_at_deadline"]
+ps = sorted(a["processes"], key=lambda p: p["argv"][0])
+print("|".join([str(a["count"])] + ["%s,%s,%s" % (p["argv"][0], p["argv_truncated"],
+    len("\0".join(p["argv"])) <= 512) for p in ps]))' "$TMPD/cut.json" 2>&1)"
+assert_match "a command line over 512 bytes: -v says it was cut" \
+	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .* \[command line cut at 512 bytes\]" \
+	"$(cat "$TMPD/cut.err")"
 printf 'a longer old text than any report could be, to see the truncation%.0s' $(seq 100) >"$d/target"
 ln -s target "$d/link"
 runx --report="$d/link" -- true
