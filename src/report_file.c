@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,10 +91,83 @@ static int make_temp(const char *dir, char *tmp, size_t size)
 }
 
 /*
+ * Writes text to fd (a new temporary file), gives it mode 0666 & ~umask
+ * (mkstemp(3) and O_TMPFILE make 0600; a report is as readable as any
+ * output file) and fsync(2)s it.  0 or -errno.
+ */
+static int fill(int fd, const char *text, size_t len)
+{
+	int ret = write_all(fd, text, len);
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (ret == 0 && fchmod(fd, 0666 & ~mask) < 0)
+		ret = -errno;
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * An unnamed file in dir (open(2) O_TMPFILE, Linux 3.11), or -errno:
+ * -EOPNOTSUPP, -EISDIR (a kernel without it) or -EINVAL where the file
+ * system or kernel has none.  The fd is the caller's.
+ */
+static int open_unnamed(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* True if err from open_unnamed() says there is no O_TMPFILE here. */
+static bool no_unnamed(int err)
+{
+	return err == -EOPNOTSUPP || err == -EISDIR || err == -EINVAL;
+}
+
+/*
+ * Gives the unnamed file fd a temporary name in dir (".runx-report." and
+ * 6 random letters and digits, getrandom(2)), into tmp: linkat(2) of
+ * /proc/self/fd/FD (AT_SYMLINK_FOLLOW; no privilege needed, unlike
+ * AT_EMPTY_PATH).  0 or -errno (-ENOENT: no /proc).
+ */
+static int name_unnamed(int fd, const char *dir, char *tmp, size_t size)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	unsigned char r[6];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int tries = 0; tries < 100; tries++) {
+		if (getrandom(r, sizeof(r), GRND_NONBLOCK) !=
+		    (ssize_t)sizeof(r))
+			for (size_t i = 0; i < sizeof(r); i++)
+				r[i] =
+				    (unsigned char)(runx_now_ns() >> (i * 5));
+		if (snprintf(tmp, size, "%s/.runx-report.%c%c%c%c%c%c", dir,
+			     set[r[0] % 36], set[r[1] % 36], set[r[2] % 36],
+			     set[r[3] % 36], set[r[4] % 36],
+			     set[r[5] % 36]) >= (int)size)
+			return -ENAMETOOLONG;
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) ==
+		    0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
  * Writes text into a temporary file of path's directory (a short name of
  * its own, so that a path whose last component is as long as the
  * directory allows still has room), fsync(2)s it and renames it over
- * path.  0 or -errno (the temporary file removed).
+ * path.  The file has no name while it is written (O_TMPFILE) where the
+ * kernel, the file system and /proc allow: a runx killed (SIGKILL) while
+ * it writes leaves nothing, and one killed between the link and the
+ * rename(2), microseconds, a ".runx-report.*" file; else it is made with
+ * its name (mkostemp(3)).  0 or -errno (the temporary file removed).
  */
 static int replace(const char *path, const char *text, size_t len)
 {
@@ -102,17 +176,25 @@ static int replace(const char *path, const char *text, size_t len)
 
 	if (ret < 0)
 		return ret;
-	int fd = make_temp(dir, tmp, sizeof(tmp));
+	int fd = open_unnamed(dir);
+	if (fd >= 0) {
+		ret = fill(fd, text, len);
+		int named =
+		    ret == 0 ? name_unnamed(fd, dir, tmp, sizeof(tmp)) : ret;
+		close(fd);
+		if (named == 0 && rename(tmp, path) < 0) {
+			ret = -errno;
+			unlink(tmp);
+		}
+		if (ret < 0 || named == 0)
+			return ret;
+	} else if (!no_unnamed(fd)) {
+		return fd;
+	}
+	fd = make_temp(dir, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	ret = write_all(fd, text, len);
-	/* mkstemp makes 0600; a report is as readable as any output file */
-	mode_t mask = umask(0);
-	umask(mask);
-	if (ret == 0 && fchmod(fd, 0666 & ~mask) < 0)
-		ret = -errno;
-	if (ret == 0 && fsync(fd) < 0)
-		ret = -errno;
+	ret = fill(fd, text, len);
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	if (ret == 0 && rename(tmp, path) < 0)
@@ -218,14 +300,26 @@ static bool sticky_refuses(const struct stat *dir, uid_t uid)
 }
 
 /*
- * Makes and removes a temporary file in dir, as replace() would make one;
- * 0 or -errno (-ENAMETOOLONG: no room for the temporary name).
+ * Makes a temporary file in dir as replace() would, unnamed (O_TMPFILE)
+ * where it can, so that a runx killed now leaves nothing, else with a
+ * name, removed at once; 0 or -errno (-ENAMETOOLONG: no room for the
+ * temporary name).
  */
 static int probe_dir(const char *dir)
 {
 	char tmp[PATH_MAX];
-	int fd = make_temp(dir, tmp, sizeof(tmp));
+	int fd = open_unnamed(dir);
 
+	if (fd >= 0) {
+		close(fd);
+		return snprintf(tmp, sizeof(tmp), "%s/.runx-report.XXXXXX",
+				dir) >= (int)sizeof(tmp)
+			   ? -ENAMETOOLONG
+			   : 0;
+	}
+	if (!no_unnamed(fd))
+		return fd;
+	fd = make_temp(dir, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
 	unlink(tmp);

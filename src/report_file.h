@@ -11,9 +11,10 @@
  * is no regular file (a symlink, a device, a FIFO: lstat(2)) is written
  * through, as a shell's > would (a FIFO's reader is waited for 5 s at
  * most, one that is missing is -ENXIO); else a temporary file in the same
- * directory (".runx-report.XXXXXX": room for a last component of
- * NAME_MAX bytes), fsync(2)ed and renamed over path, so readers never see
- * a partial report (rename(2)); where that is refused (-EACCES: the
+ * directory (unnamed, O_TMPFILE, until it is written and linked; else
+ * ".runx-report.XXXXXX": room for a last component of NAME_MAX bytes),
+ * fsync(2)ed and renamed over path, so readers never see a partial
+ * report (rename(2)); where that is refused (-EACCES: the
  * directory; -EPERM: a sticky directory and another user's file), an
  * existing path is written through.  A full pipe on fd 2 is waited for
  * as runx_write_stderr() says, one on another fd 5 s at most (-EAGAIN
@@ -31,9 +32,10 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
  * opened: its reader would see an end of file), but a symlink to no file
  * (dangling) is checked as the path it points to, up to 40 links deep
  * (the write's O_CREAT makes the file there).  Else its directory must
- * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made and
- * removed there as the write would make it (mkostemp(3): -EACCES, -EROFS,
- * -ENOENT in /proc; access(2) alone passes root there); an existing file
+ * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made
+ * there as the write would make it, unnamed where it can (O_TMPFILE; else
+ * mkostemp(3) and removed): -EACCES, -EROFS, -ENOENT in /proc (access(2)
+ * alone passes root there); an existing file
  * must not be another user's in a sticky directory that is not runx's
  * either, unless runx is root (-EPERM, inode(7)); a new name must fit
  * the directory's NAME_MAX (pathconf(3); -ENAMETOOLONG).  Where the
