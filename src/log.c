@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -11,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -152,29 +156,83 @@ const char *runx_quote(const char *value, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * A description of runx's own, O_NONBLOCK, of the pipe, FIFO or terminal
+ * that fd is (/proc/self/fd/N opened again, proc(5)), so that a write to
+ * it returns EAGAIN rather than wait, without changing the description
+ * runx shares with the command; -1 for another kind of file, or where it
+ * cannot be had (no /proc; ENXIO: a FIFO with no reader).  The caller
+ * closes it.
+ */
+static int own_nonblocking(int fd, const struct stat *st)
+{
+	char path[64];
+
+	if (!S_ISFIFO(st->st_mode) && !S_ISCHR(st->st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+/* poll(2)'s timeout for the ns left: whole ms, rounded up, at most
+ * INT_MAX. */
+static int poll_ms(int64_t left_ns)
+{
+	if (left_ns <= 0)
+		return 0;
+	return left_ns / 1000000 >= INT_MAX ? INT_MAX
+					    : (int)(left_ns / 1000000) + 1;
+}
+
+/* One write(2) of at most PIPE_BUF bytes of buf (send(2) with
+ * MSG_DONTWAIT to a socket); -1 with errno, as write(2). */
+static ssize_t write_chunk(int fd, bool sock, const char *buf, size_t len)
+{
+	size_t n = len < PIPE_BUF ? len : PIPE_BUF;
+
+	return sock ? send(fd, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+		    : write(fd, buf, n);
+}
+
 int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
 {
-	while (len > 0) {
-		struct pollfd p = {fd, POLLOUT, 0};
+	const struct timespec pause = {0, 1000000};
+	struct stat st;
+	bool known = fstat(fd, &st) == 0;
+	bool sock = known && S_ISSOCK(st.st_mode);
+	int own = known && !sock ? own_nonblocking(fd, &st) : -1;
+	int w = own >= 0 ? own : fd, r = 0;
+
+	while (len > 0 && r == 0) {
+		struct pollfd p = {w, POLLOUT, 0};
 		int64_t now = runx_now_ns();
 		int64_t left = until_ns > now ? until_ns - now : 0;
-		int k = poll(&p, 1, left <= 0 ? 0 : (int)(left / 1000000) + 1);
+		int k = poll(&p, 1, poll_ms(left));
 
 		if (k == 0 && left <= 0)
-			return -EAGAIN;
-		if (k < 0 && errno != EINTR)
-			return -errno;
+			r = -EAGAIN;
+		else if (k < 0 && errno != EINTR)
+			r = -errno;
 		if (k <= 0)
 			continue;
-		ssize_t n = write(fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
+		ssize_t n = write_chunk(w, sock, buf, len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+			/* room by poll(2), none by write(2) (a terminal):
+			 * not a spin, and not past the deadline */
+			if (left <= 0)
+				r = -EAGAIN;
+			else
+				nanosleep(&pause, NULL);
+		} else if (n < 0) {
+			r = -errno;
+		} else {
+			buf += n;
+			len -= (size_t)n;
+		}
 	}
-	return 0;
+	if (own >= 0)
+		close(own);
+	return r;
 }
 
 int runx_write_stderr(const char *buf, size_t len)

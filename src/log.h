@@ -44,15 +44,18 @@ const char *runx_quote(const char *value, char *buf, size_t size);
 void runx_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Writes len bytes of buf to fd, which may be a blocking pipe or terminal
- * that nobody reads and that runx shares with the command (so it cannot be
- * made O_NONBLOCK): PIPE_BUF bytes at most per write(2), each after
- * poll(2) says there is room, so that no write(2) waits (pipe(7): a pipe
- * with room takes a write of PIPE_BUF bytes or less whole).  Waits for
- * room until until_ns of CLOCK_MONOTONIC (runx_now_ns()) at most.  0;
- * -EAGAIN when that time passed with bytes left; -errno of poll(2) or
- * write(2) (EPIPE, EBADF, ENOSPC).  Left: another writer of the same pipe
- * that fills it between the poll and the write makes that write wait.
+ * Writes len bytes of buf to fd, which may be a pipe or terminal that
+ * nobody reads and that runx shares with the command (so fd itself is not
+ * made O_NONBLOCK): through a description of runx's own opened
+ * O_NONBLOCK (/proc/self/fd/N, proc(5)) where fd is a pipe, FIFO or
+ * terminal, with send(2) MSG_DONTWAIT to a socket, PIPE_BUF bytes at most
+ * per call, each after poll(2) says there is room; a regular file is
+ * written as it is.  Waits for room until until_ns of CLOCK_MONOTONIC
+ * (runx_now_ns()) at most.  0; -EAGAIN when that time passed with bytes
+ * left (those written stay written); -errno of poll(2) or write(2)
+ * (EPIPE, EBADF, ENOSPC).  Left: where the description cannot be opened
+ * again (no /proc), a write after poll(2) said there was room can still
+ * wait, on a terminal, or on a pipe another writer filled in between.
  */
 int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns);
 

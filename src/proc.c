@@ -622,7 +622,7 @@ bool runx_proc_is_own_namespace(void)
 
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 {
-	char path[64], more;
+	char path[64], more[2];
 	int fd;
 	ssize_t n;
 
@@ -632,8 +632,11 @@ int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 		return -errno;
 	n = read(fd, buf, size);
 	int e = errno;
-	if (n == (ssize_t)size && size > 0)
-		*cut = read(fd, &more, 1) == 1;
+	if (n == (ssize_t)size && size > 0) {
+		/* more, but for the NUL that ends the last argument */
+		ssize_t m = read(fd, more, sizeof(more));
+		*cut = m == 2 || (m == 1 && more[0] != '\0');
+	}
 	close(fd);
 	if (n < 0)
 		return -e;

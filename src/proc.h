@@ -260,9 +260,9 @@ bool runx_proc_is_own_namespace(void);
 /*
  * Reads /proc/PID/cmdline as it is (arguments NUL-separated) into buf, at
  * most size bytes, its trailing NULs dropped; *cut is true where there was
- * more (one more byte could be read: the rest is left out, the last
- * argument in buf may be a part of one).  Returns the length, or -errno
- * (proc(5)).
+ * more than size bytes and the NUL that ends the last argument (the rest
+ * is left out: the last argument in buf may be a part of one).  Returns the
+ * length, or -errno (proc(5)).
  */
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut);
 

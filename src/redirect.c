@@ -16,57 +16,90 @@
 #include "signals.h"
 #include "stdio_guard.h"
 
-static sigjmp_buf open_jump; /* where on_stop() ends an open(2) */
+static sigjmp_buf open_jump;		  /* where on_stop() ends an open(2) */
+static volatile sig_atomic_t open_signal; /* the signal that ended it */
 
 /* A stop signal while open_stoppable() waits: back to its sigsetjmp(3),
- * which restores the signal mask it saved (all but a few blocked). */
+ * which restores the signal mask it saved (every signal blocked). */
 static void on_stop(int sig)
 {
-	siglongjmp(open_jump, sig);
+	open_signal = sig;
+	siglongjmp(open_jump, 1);
 }
 
-/*
- * open(2) of path with flags and mode 0666, which may wait for good: a
- * FIFO waits until its other end is opened (fifo(7)), and so do some
- * devices.  The signals of stop that are not ignored are caught while it
- * waits, so a stop signal (Ctrl-C) ends the wait; the others stay
- * blocked, pending for the command, as runx keeps every signal from the
- * start (signals.h).  The fd (the caller's), or -1 with errno; EINTR:
- * *sig is the stop signal (also when it came right after open(2)
- * returned: that fd is closed).  Uses sigsetjmp(3): one call at a time.
- */
-static int open_stoppable(const char *path, int flags, const sigset_t *stop,
-			  int *sig)
+/* The lowest fd that is not open, which open(2) returns next (runx has
+ * one thread), or -1. */
+static int lowest_free_fd(void)
 {
-	struct sigaction on = {.sa_handler = on_stop}, old[NSIG];
-	sigset_t caught;
-	volatile int fd = -1, e = 0;
+	int fd = fcntl(STDIN_FILENO, F_DUPFD, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
+/* Installs on_stop() for each signal of stop not ignored (SIG_IGN, as
+ * runx inherited it), each one's old action into old[]; those into
+ * caught. */
+static void catch_stop(const sigset_t *stop, struct sigaction *old,
+		       sigset_t *caught)
+{
+	struct sigaction on = {.sa_handler = on_stop};
 
 	sigfillset(&on.sa_mask);
-	sigemptyset(&caught);
+	sigemptyset(caught);
 	for (int n = 1; n < NSIG; n++)
 		if (sigismember(stop, n) == 1 &&
 		    sigaction(n, NULL, &old[n]) == 0 &&
 		    old[n].sa_handler != SIG_IGN &&
 		    sigaction(n, &on, NULL) == 0)
-			sigaddset(&caught, n);
-	int got = sigsetjmp(open_jump, 1);
-	if (got == 0) {
+			sigaddset(caught, n);
+}
+
+/*
+ * open(2) of path with flags and mode 0666.  A FIFO's waits until its
+ * other end is opened (fifo(7)), maybe for good: the signals of stop that
+ * are not ignored are caught meanwhile, so a stop signal (Ctrl-C) ends
+ * the wait; the others stay blocked, pending for the command, as runx
+ * keeps every signal from the start (signals.h).  Any other file is
+ * opened as it is (a stop signal waits for the command).  The fd (the
+ * caller's), or -1 with errno; EINTR: *sig is the stop signal (also when
+ * it came as open(2) returned: that fd, the lowest that was free, is
+ * closed).  Uses sigsetjmp(3): one call at a time.
+ */
+static int open_stoppable(const char *path, int flags, const sigset_t *stop,
+			  int *sig)
+{
+	struct sigaction old[NSIG];
+	struct stat fifo, got;
+	sigset_t caught, mask;
+	volatile int fd = -1, e = 0;
+
+	if (stat(path, &fifo) < 0 || !S_ISFIFO(fifo.st_mode))
+		return open(path, flags, 0666);
+	int next = lowest_free_fd();
+	catch_stop(stop, old, &caught);
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	open_signal = 0;
+	if (sigsetjmp(open_jump, 1) == 0) {
 		sigprocmask(SIG_UNBLOCK, &caught, NULL);
 		fd = open(path, flags, 0666);
 		e = errno;
-		sigprocmask(SIG_BLOCK, &caught, NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 	} else {
-		*sig = got;
+		*sig = open_signal;
 		e = EINTR;
+		if (fd < 0 && next >= 0 && fstat(next, &got) == 0 &&
+		    got.st_dev == fifo.st_dev && got.st_ino == fifo.st_ino)
+			fd = next; /* open(2) returned, fd was not set yet */
 	}
 	for (int n = 1; n < NSIG; n++)
 		if (sigismember(&caught, n) == 1)
 			sigaction(n, &old[n], NULL);
-	if (got != 0 && fd >= 0)
-		close(fd); /* the signal came right after open(2) returned */
+	if (open_signal != 0 && fd >= 0)
+		close(fd);
 	errno = e;
-	return got != 0 ? -1 : fd;
+	return open_signal != 0 ? -1 : fd;
 }
 
 /*

@@ -111,13 +111,22 @@ static int fill(int fd, const char *text, size_t len)
 /*
  * An unnamed file in dir (open(2) O_TMPFILE, Linux 3.11), or -errno:
  * -EOPNOTSUPP, -EISDIR (a kernel without it) or -EINVAL where the file
- * system or kernel has none.  The fd is the caller's.
+ * system or kernel has none, and -EOPNOTSUPP too where /proc/self/fd/N,
+ * through which name_unnamed() links it, is missing (no /proc).  The fd
+ * is the caller's.
  */
 static int open_unnamed(const char *dir)
 {
+	char proc[64];
 	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (access(proc, F_OK) == 0)
+		return fd;
+	close(fd);
+	return -EOPNOTSUPP;
 }
 
 /* True if err from open_unnamed() says there is no O_TMPFILE here. */

@@ -138,20 +138,21 @@ assert_eq "broken stderr, -v leftovers: command's status 5" 5 \
 assert_dead "broken stderr, leftovers: dead" "$m"
 
 # --- stderr a full pipe nobody reads ------------------------------------------------
-# full_stderr HOLD RUNX-ARGS...: runx in the background with stderr a pipe
-# into "sleep HOLD", which never reads it, and stdout discarded; sets
-# WAIT_STATUS (wait_pid_exit, 60 s guard: "hung" after) and kills HOLD.
-# runx waits 5 s at most for room on stderr, once in the run, then drops
-# what finds none; before, its first line into the full pipe waited for
-# good, and SIGTERM could not end it (its signals are blocked).
+# full_stderr SECS HOLD RUNX-ARGS...: runx in the background with stderr
+# a pipe into "sleep HOLD", which never reads it, and stdout discarded;
+# sets WAIT_STATUS (wait_pid_exit, a guard of SECS: "hung" after) and
+# kills HOLD.  runx waits 5 s at most for room on stderr, once in the
+# run, then drops what finds none; before, its first line into the full
+# pipe waited for good, and SIGTERM could not end it (its signals are
+# blocked).
 full_stderr() {
-	local hold=$1 fd pid
-	shift
+	local secs=$1 hold=$2 fd pid
+	shift 2
 	exec {fd}> >(exec sleep "$hold")
 	"$RUNX" "${LAUNCH_ARGS[@]}" "$@" 2>&"$fd" >/dev/null &
 	pid=$!
 	exec {fd}>&-
-	wait_pid_exit "$pid" 60
+	wait_pid_exit "$pid" "$secs"
 	pkill -KILL -f "^sleep $hold\$" 2>/dev/null || true
 }
 if backend_rerun; then
@@ -159,20 +160,22 @@ if backend_rerun; then
 	done_testing
 fi
 # the command fills the pipe (64 KiB; head then waits in write(2) until
-# the deadline ends it), so runx's lines of the deadline find no room
+# the deadline ends it), so runx's lines of the deadline find no room.
+# The wait is once in the run: 5 s for each of its 8 lines would be 40 s,
+# over the guard of 25 s (the run takes about 6 s).
 new_marker hold
 new_marker m
-full_stderr "$hold" -v -t 1 -k 0.5 -- sh -c "sleep $m & head -c 70000 /dev/zero >&2; wait"
+full_stderr 25 "$hold" -v -t 1 -k 0.5 -- sh -c "sleep $m & head -c 70000 /dev/zero >&2; wait"
 assert_eq "full stderr, -v deadline: 124, not a hang" 124 "$WAIT_STATUS"
 assert_dead "full stderr, -v deadline: dead" "$m"
 # a report on stderr larger than the pipe (a 100 KB argument in it), and
 # the message that it could not be written after it; then a command
 # that fills the pipe (timeout(1) ends its head) before -v and the report
 new_marker hold
-full_stderr "$hold" --report=- -- true "$(head -c 100000 /dev/zero | tr '\0' a)"
+full_stderr 60 "$hold" --report=- -- true "$(head -c 100000 /dev/zero | tr '\0' a)"
 assert_eq "full stderr, --report=- larger than the pipe: 0, not a hang" 0 "$WAIT_STATUS"
 new_marker hold
-full_stderr "$hold" -v --report=- -- sh -c 'timeout 2 head -c 70000 /dev/zero >&2; exit 3'
+full_stderr 60 "$hold" -v --report=- -- sh -c 'timeout 2 head -c 70000 /dev/zero >&2; exit 3'
 assert_eq "full stderr, -v --report=- after the command filled it: 3, not a hang" 3 "$WAIT_STATUS"
 
 done_testing
