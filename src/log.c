@@ -31,6 +31,12 @@
 static bool verbose_on;
 static bool stderr_stuck; /* a wait for room on stderr ran out */
 
+/* Lines held back while the supervisor acts on what woke it
+ * (runx_log_hold()), in order; 64 KiB of bss, touched only when used. */
+static char held[64 * 1024];
+static size_t held_len;
+static bool holding;
+
 void runx_log_set_verbose(bool verbose)
 {
 	verbose_on = verbose;
@@ -277,7 +283,29 @@ static void emit(const char *fmt, va_list ap)
 	free(whole);
 	len = strlen(line);
 	line[len++] = '\n';
+	if (holding && held_len + len > sizeof(held)) {
+		(void)runx_write_stderr(held, held_len); /* full: out first */
+		held_len = 0;
+	}
+	if (holding) {
+		memcpy(held + held_len, line, len);
+		held_len += len;
+		return;
+	}
 	(void)runx_write_stderr(line, len);
+}
+
+void runx_log_hold(void)
+{
+	holding = true;
+}
+
+void runx_log_release(void)
+{
+	holding = false;
+	if (held_len > 0)
+		(void)runx_write_stderr(held, held_len);
+	held_len = 0;
 }
 
 void runx_error(const char *fmt, ...)

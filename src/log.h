@@ -69,6 +69,17 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns);
  */
 int runx_write_stderr(const char *buf, size_t len);
 
+/*
+ * From runx_log_hold() to runx_log_release(), the lines of runx_error()
+ * and runx_verbose() are held back in memory (64 KiB; more writes them
+ * out first), and runx_log_release() writes them, in order
+ * (runx_write_stderr()).  The supervisor holds them while it acts on
+ * what woke it (a deadline, a signal), so that a standard error that
+ * takes nothing delays what it logs, not what it does.
+ */
+void runx_log_hold(void);
+void runx_log_release(void);
+
 /* The same as runx_error(), only with -v/--verbose. */
 void runx_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -261,8 +261,11 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 		sup_send_outside_group(s, SIGSTOP, getpgrp());
 	s->job_stopped = s->phase != DONE;
 	s->job_stopped_ns = runx_now_ns();
-	if (!pid1)
+	if (!pid1) {
+		runx_log_release(); /* told before runx stops, as a shell */
+		runx_log_hold();
 		kill(getpid(), SIGSTOP);
+	}
 }
 
 /*
@@ -520,6 +523,9 @@ static int supervise_loop(struct supervisor *s)
 
 		if (r < 0)
 			return r;
+		/* act first, then tell: a full stderr delays the lines of a
+		 * deadline or a signal, not the signals they tell of */
+		runx_log_hold();
 		/* a relay round touches neither: no system calls for them */
 		if (ev.signals)
 			drain_signals(s);
@@ -546,6 +552,7 @@ static int supervise_loop(struct supervisor *s)
 		    (s->exited || ev.scope_event) &&
 		    sup_census(s, false) == 0 && s->exited)
 			s->phase = DONE;
+		runx_log_release();
 	}
 	return 0;
 }

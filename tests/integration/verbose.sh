@@ -6,10 +6,10 @@
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 9 stderr
-# closed, 7 stderr broken, 4 stderr a full pipe nobody reads (not in a
+# closed, 7 stderr broken, 5 stderr a full pipe nobody reads (not in a
 # rerun with another backend: the waits on stderr do not depend on it,
 # and take 5 s each)
-n_full=4
+n_full=5
 ! backend_rerun || n_full=0
 plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7 + n_full))
 
@@ -162,12 +162,17 @@ fi
 # the command fills the pipe (64 KiB; head then waits in write(2) until
 # the deadline ends it), so runx's lines of the deadline find no room.
 # The wait is once in the run: 5 s for each of its 8 lines would be 40 s,
-# over the guard of 25 s (the run takes about 6 s).
+# over the guard of 25 s (the run takes about 6 s).  And runx acts
+# before it tells: the first signal goes out at the deadline (1 s), not
+# after the 5 s its lines wait (6 s, as before).
 new_marker hold
 new_marker m
-full_stderr 25 "$hold" -v -t 1 -k 0.5 -- sh -c "sleep $m & head -c 70000 /dev/zero >&2; wait"
+full_stderr 25 "$hold" -v -t 1 -k 0.5 --report="$TMPD/fullerr.json" -- \
+	sh -c "sleep $m & head -c 70000 /dev/zero >&2; wait"
 assert_eq "full stderr, -v deadline: 124, not a hang" 124 "$WAIT_STATUS"
 assert_dead "full stderr, -v deadline: dead" "$m"
+assert_true "full stderr, -v deadline: the first signal at the deadline, not after the lines' wait ($(jq -c '.signals_sent[0]' "$TMPD/fullerr.json" 2>&1))" \
+	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 4' "$TMPD/fullerr.json"
 # a report on stderr larger than the pipe (a 100 KB argument in it), and
 # the message that it could not be written after it; then a command
 # that fills the pipe (timeout(1) ends its head) before -v and the report
