@@ -43,6 +43,7 @@ static int on_signal(const struct signalfd_siginfo *si,
 		runx_verbose("received %s during the wait: stopping runx "
 			     "(job control)",
 			     name);
+		runx_log_flush(false); /* told before runx stops */
 		if (getpid() != 1)
 			kill(getpid(), SIGSTOP);
 		return 0;
@@ -72,13 +73,17 @@ int runx_between_wait(const struct runx_supervisor *sup,
 
 	reap_all();
 	for (;;) {
-		struct pollfd p = {.fd = sup->sigfd, .events = POLLIN};
+		struct pollfd p[2] = {
+		    {.fd = sup->sigfd, .events = POLLIN},
+		    {.fd = runx_log_poll_fd(), .events = POLLOUT}};
 		int ms = ms_left(until_ns);
 
 		if (ms == 0)
 			return 0;
-		if (poll(&p, 1, ms) < 0 && errno != EINTR)
+		if (poll(p, 2, ms) < 0 && errno != EINTR)
 			return -errno;
+		if (p[1].revents != 0)
+			runx_log_flush(true);
 		while (read(sup->sigfd, &si, sizeof(si)) ==
 		       (ssize_t)sizeof(si)) {
 			int sig = on_signal(&si, stop_signals, next);

@@ -31,11 +31,13 @@
 static bool verbose_on;
 static bool stderr_stuck; /* a wait for room on stderr ran out */
 
-/* Lines held back while the supervisor acts on what woke it
- * (runx_log_hold()), in order; 64 KiB of bss, touched only when used. */
+/* While the job runs (runx_log_defer()), the lines not yet written, in
+ * order; 64 KiB of bss, touched only when used. */
 static char held[64 * 1024];
 static size_t held_len;
-static bool holding;
+static bool deferring;
+static bool deaf;	       /* room by poll(2), none by write(2) */
+static long long held_dropped; /* lines that found held full */
 
 void runx_log_set_verbose(bool verbose)
 {
@@ -162,24 +164,6 @@ const char *runx_quote(const char *value, char *buf, size_t size)
 	return buf;
 }
 
-/*
- * A description of runx's own, O_NONBLOCK, of the pipe, FIFO or terminal
- * that fd is (/proc/self/fd/N opened again, proc(5)), so that a write to
- * it returns EAGAIN rather than wait, without changing the description
- * runx shares with the command; -1 for another kind of file, or where it
- * cannot be had (no /proc; ENXIO: a FIFO with no reader).  The caller
- * closes it.
- */
-static int own_nonblocking(int fd, const struct stat *st)
-{
-	char path[64];
-
-	if (!S_ISFIFO(st->st_mode) && !S_ISCHR(st->st_mode))
-		return -1;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-}
-
 /* poll(2)'s timeout for the ns left: whole ms, rounded up, at most
  * INT_MAX. */
 static int poll_ms(int64_t left_ns)
@@ -200,16 +184,22 @@ static ssize_t write_chunk(int fd, bool sock, const char *buf, size_t len)
 		    : write(fd, buf, n);
 }
 
-int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
+/*
+ * runx_write_until(), and in *done the bytes written (those of a call
+ * that ran out of time or failed, too).
+ */
+static int write_until(int fd, const char *buf, size_t len, int64_t until_ns,
+		       size_t *done)
 {
 	const struct timespec pause = {0, 1000000};
 	struct stat st;
 	bool known = fstat(fd, &st) == 0;
 	bool sock = known && S_ISSOCK(st.st_mode);
-	int own = known && !sock ? own_nonblocking(fd, &st) : -1;
+	int own = known && !sock ? runx_reopen_nonblocking(fd, &st) : -1;
 	int w = own >= 0 ? own : fd, r = 0;
 
-	while (len > 0 && r == 0) {
+	*done = 0;
+	while (*done < len && r == 0) {
 		struct pollfd p = {w, POLLOUT, 0};
 		int64_t now = runx_now_ns();
 		int64_t left = until_ns > now ? until_ns - now : 0;
@@ -221,7 +211,7 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
 			r = -errno;
 		if (k <= 0)
 			continue;
-		ssize_t n = write_chunk(w, sock, buf, len);
+		ssize_t n = write_chunk(w, sock, buf + *done, len - *done);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
 			/* room by poll(2), none by write(2) (a terminal):
 			 * not a spin, and not past the deadline */
@@ -232,13 +222,19 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
 		} else if (n < 0) {
 			r = -errno;
 		} else {
-			buf += n;
-			len -= (size_t)n;
+			*done += (size_t)n;
 		}
 	}
 	if (own >= 0)
 		close(own);
 	return r;
+}
+
+int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
+{
+	size_t done;
+
+	return write_until(fd, buf, len, until_ns, &done);
 }
 
 int runx_write_stderr(const char *buf, size_t len)
@@ -251,6 +247,38 @@ int runx_write_stderr(const char *buf, size_t len)
 	if (r == -EAGAIN)
 		stderr_stuck = true;
 	return r;
+}
+
+/* Writes what of held finds room at once, keeps the rest; the bytes
+ * written.  An error other than no room (EPIPE, EBADF) drops them all. */
+static size_t flush_held(void)
+{
+	size_t done = 0;
+	int r;
+
+	if (held_len == 0)
+		return 0;
+	r = write_until(STDERR_FILENO, held, held_len, 0, &done);
+	if (r < 0 && r != -EAGAIN)
+		done = held_len;
+	memmove(held, held + done, held_len - done);
+	held_len -= done;
+	return done;
+}
+
+/* While the job runs: line (len bytes) joins held, then out what fits. */
+static void defer_line(const char *line, size_t len)
+{
+	if (held_len + len > sizeof(held))
+		(void)flush_held();
+	if (held_len + len > sizeof(held)) {
+		held_dropped++;
+	} else {
+		memcpy(held + held_len, line, len);
+		held_len += len;
+	}
+	deaf = false;
+	(void)flush_held();
 }
 
 /*
@@ -283,29 +311,47 @@ static void emit(const char *fmt, va_list ap)
 	free(whole);
 	len = strlen(line);
 	line[len++] = '\n';
-	if (holding && held_len + len > sizeof(held)) {
-		(void)runx_write_stderr(held, held_len); /* full: out first */
-		held_len = 0;
-	}
-	if (holding) {
-		memcpy(held + held_len, line, len);
-		held_len += len;
+	if (deferring)
+		defer_line(line, len);
+	else
+		(void)runx_write_stderr(line, len);
+}
+
+void runx_log_defer(void)
+{
+	deferring = true;
+}
+
+int runx_log_poll_fd(void)
+{
+	return held_len > 0 && !deaf ? STDERR_FILENO : -1;
+}
+
+void runx_log_flush(bool room)
+{
+	if (flush_held() == 0 && held_len > 0 && room)
+		deaf = true; /* until the next line: not a spin */
+}
+
+void runx_log_end(void)
+{
+	char line[96];
+	int n = 0;
+
+	if (!deferring)
 		return;
-	}
-	(void)runx_write_stderr(line, len);
-}
-
-void runx_log_hold(void)
-{
-	holding = true;
-}
-
-void runx_log_release(void)
-{
-	holding = false;
+	deferring = false;
+	if (held_dropped > 0)
+		n = snprintf(line, sizeof(line),
+			     "runx: %lld more lines not written: standard "
+			     "error took nothing while the job ran\n",
+			     held_dropped);
 	if (held_len > 0)
 		(void)runx_write_stderr(held, held_len);
+	if (n > 0)
+		(void)runx_write_stderr(line, (size_t)n);
 	held_len = 0;
+	held_dropped = 0;
 }
 
 void runx_error(const char *fmt, ...)

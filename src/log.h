@@ -70,15 +70,31 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns);
 int runx_write_stderr(const char *buf, size_t len);
 
 /*
- * From runx_log_hold() to runx_log_release(), the lines of runx_error()
- * and runx_verbose() are held back in memory (64 KiB; more writes them
- * out first), and runx_log_release() writes them, in order
- * (runx_write_stderr()).  The supervisor holds them while it acts on
- * what woke it (a deadline, a signal), so that a standard error that
- * takes nothing delays what it logs, not what it does.
+ * From runx_log_defer() to runx_log_end(), while the job runs or runx
+ * waits between attempts, a line of runx_error() or runx_verbose() never
+ * waits for room on standard error: it joins the lines not yet written
+ * (64 KiB; a line that finds them full is dropped and counted), and what
+ * of them finds room at once is written (runx_write_until() with no
+ * time).  So a stderr that takes nothing delays what runx tells, never
+ * what it does: a deadline, a forwarded signal, a stop.  An error other
+ * than no room (EPIPE, EBADF) drops them.  runx_log_end() writes what is
+ * left, then a line with the count of lines dropped, through
+ * runx_write_stderr() (its 5 s wait, once in the run).
  */
-void runx_log_hold(void);
-void runx_log_release(void);
+void runx_log_defer(void);
+void runx_log_end(void);
+
+/*
+ * STDERR_FILENO while lines wait for room (poll(2) it for POLLOUT, then
+ * call runx_log_flush(true)); -1 when none waits, or when the last
+ * runx_log_flush(true) wrote nothing though poll(2) said there was room
+ * (not to spin; the next line tries again).
+ */
+int runx_log_poll_fd(void);
+
+/* Writes what of the lines not yet written finds room at once; room: poll
+ * said stderr had room. */
+void runx_log_flush(bool room);
 
 /* The same as runx_error(), only with -v/--verbose. */
 void runx_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

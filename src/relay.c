@@ -64,21 +64,18 @@ int runx_relay_take_error(struct runx_relay *r, int *slot)
  */
 static int private_destination(int dst, bool *is_socket)
 {
-	char path[64];
 	struct stat st;
+	bool known = fstat(dst, &st) == 0;
 
 	*is_socket = false;
-	if (fstat(dst, &st) == 0 &&
-	    (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", dst);
-		int fd =
-		    open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (known && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+		int fd = runx_reopen_nonblocking(dst, &st);
 		if (fd >= 0)
 			return fd;
 		if (errno == EMFILE || errno == ENFILE)
 			return -1;
 	}
-	*is_socket = S_ISSOCK(st.st_mode);
+	*is_socket = known && S_ISSOCK(st.st_mode);
 	return fcntl(dst, F_DUPFD_CLOEXEC, 3);
 }
 

@@ -571,7 +571,10 @@ int runx_run(struct runx_run *run)
 	bool tell_status;
 
 	if ((status = plan(run)) == 0 && (status = acquire(run)) == 0) {
+		/* from here no line waits for room on stderr until the end */
+		runx_log_defer();
 		status = run_attempts(run);
+		runx_log_end();
 		/* a scope that could not be had is a refusal too (no attempt
 		 * counted): its one line only */
 		tell_status = run->attempts > 0 || status != RUNX_EXIT_FAILED;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 int runx_stdio_guard(void)
@@ -29,4 +30,16 @@ bool runx_stdio_was_closed(int fd)
 	int flags = fcntl(fd, F_GETFD);
 
 	return flags < 0 || (flags & FD_CLOEXEC) != 0;
+}
+
+int runx_reopen_nonblocking(int fd, const struct stat *st)
+{
+	char path[64];
+
+	if (!S_ISFIFO(st->st_mode) && !S_ISCHR(st->st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }

@@ -3,6 +3,7 @@
 #define RUNX_STDIO_GUARD_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 /*
  * Makes sure fds 0, 1 and 2 are open, so that no descriptor runx opens
@@ -18,5 +19,17 @@ int runx_stdio_guard(void);
  * inherited across execve(2) cannot have FD_CLOEXEC set.  No errors.
  */
 bool runx_stdio_was_closed(int fd);
+
+/*
+ * A file description of runx's own, O_WRONLY | O_NONBLOCK | O_NOCTTY |
+ * O_CLOEXEC, of the FIFO (pipe) or character device (terminal) that fd
+ * is, st its fstat(2): /proc/self/fd/N opened again (proc(5)), so that a
+ * write to it returns EAGAIN rather than wait, without changing the flags
+ * of the description runx shares with the command or the shell.  The
+ * caller closes it.  -1 with errno: EINVAL for another kind of file,
+ * those of open(2) (ENOENT: no /proc; ENXIO: a FIFO with no reader;
+ * EMFILE).
+ */
+int runx_reopen_nonblocking(int fd, const struct stat *st);
 
 #endif

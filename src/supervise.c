@@ -262,8 +262,7 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 	s->job_stopped = s->phase != DONE;
 	s->job_stopped_ns = runx_now_ns();
 	if (!pid1) {
-		runx_log_release(); /* told before runx stops, as a shell */
-		runx_log_hold();
+		runx_log_flush(false); /* told before runx stops, as a shell */
 		kill(getpid(), SIGSTOP);
 	}
 }
@@ -432,6 +431,7 @@ static void drain_signals(struct supervisor *s)
 struct events {
 	bool signals, child, deadline, grace, recheck, idle, command;
 	bool scope_event; /* cgroup.events changed (POLLPRI) */
+	bool log_room;	  /* room on stderr for runx's lines not written */
 };
 
 /* Fills p with the fds of this round; returns how many, *relay_at set. */
@@ -456,6 +456,8 @@ static int poll_set(struct supervisor *s, struct pollfd *p, int *relay_at,
 	p[n++] = (struct pollfd){
 	    .fd = s->exited ? -1 : runx_scope_command_fd(s->scope),
 	    .events = POLLIN};
+	/* runx's own lines that found no room (runx_log_defer()) */
+	p[n++] = (struct pollfd){.fd = runx_log_poll_fd(), .events = POLLOUT};
 	*relay_at = n;
 	*nrelay = s->relay != NULL ? runx_relay_poll_fds(s->relay, &p[n]) : 0;
 	n += *nrelay;
@@ -493,7 +495,7 @@ static void tell_relay_error(struct supervisor *s)
 static int wait_events(struct supervisor *s, struct events *ev)
 {
 	const struct runx_supervisor *f = s->fds;
-	struct pollfd p[10 + RUNX_MAX_WATCH];
+	struct pollfd p[11 + RUNX_MAX_WATCH];
 	int relay_at, nrelay, n = poll_set(s, p, &relay_at, &nrelay);
 
 	if (poll(p, (nfds_t)n, -1) < 0)
@@ -506,6 +508,7 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->idle = timer_fired(f->idle_fd, &p[6]);
 	ev->command = p[7].revents != 0;
 	ev->scope_event = p[5].revents != 0;
+	ev->log_room = p[8].revents != 0;
 	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
 		s->last_output_ns = runx_now_ns();
 	if (nrelay > 0)
@@ -517,15 +520,12 @@ static int wait_events(struct supervisor *s, struct events *ev)
 static int supervise_loop(struct supervisor *s)
 {
 	while (s->phase != DONE) {
-		struct events ev = {false, false, false, false,
+		struct events ev = {false, false, false, false, false,
 				    false, false, false, false};
 		int r = wait_events(s, &ev);
 
 		if (r < 0)
 			return r;
-		/* act first, then tell: a full stderr delays the lines of a
-		 * deadline or a signal, not the signals they tell of */
-		runx_log_hold();
 		/* a relay round touches neither: no system calls for them */
 		if (ev.signals)
 			drain_signals(s);
@@ -552,7 +552,8 @@ static int supervise_loop(struct supervisor *s)
 		    (s->exited || ev.scope_event) &&
 		    sup_census(s, false) == 0 && s->exited)
 			s->phase = DONE;
-		runx_log_release();
+		if (ev.log_room)
+			runx_log_flush(true);
 	}
 	return 0;
 }

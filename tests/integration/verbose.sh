@@ -6,10 +6,10 @@
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 9 stderr
-# closed, 7 stderr broken, 5 stderr a full pipe nobody reads (not in a
+# closed, 7 stderr broken, 14 stderr a full pipe nobody reads (not in a
 # rerun with another backend: the waits on stderr do not depend on it,
 # and take 5 s each)
-n_full=5
+n_full=14
 ! backend_rerun || n_full=0
 plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7 + n_full))
 
@@ -145,10 +145,20 @@ assert_dead "broken stderr, leftovers: dead" "$m"
 # run, then drops what finds none; before, its first line into the full
 # pipe waited for good, and SIGTERM could not end it (its signals are
 # blocked).
+# prefill FD: with PREFILL=1, fills the pipe FD (64 KiB) before runx
+# starts, so that its first line ("started") finds no room; through a
+# description of its own (/dev/fd), O_NONBLOCK: the write that finds the
+# pipe full fails, and dd with it.
+prefill() {
+	[ "${PREFILL:-0}" = 1 ] || return 0
+	dd if=/dev/zero of="/dev/fd/$1" bs=65536 count=2 oflag=nonblock \
+		status=none 2>/dev/null || true
+}
 full_stderr() {
 	local secs=$1 hold=$2 fd pid
 	shift 2
 	exec {fd}> >(exec sleep "$hold")
+	prefill "$fd"
 	"$RUNX" "${LAUNCH_ARGS[@]}" "$@" 2>&"$fd" >/dev/null &
 	pid=$!
 	exec {fd}>&-
@@ -173,6 +183,61 @@ assert_eq "full stderr, -v deadline: 124, not a hang" 124 "$WAIT_STATUS"
 assert_dead "full stderr, -v deadline: dead" "$m"
 assert_true "full stderr, -v deadline: the first signal at the deadline, not after the lines' wait ($(jq -c '.signals_sent[0]' "$TMPD/fullerr.json" 2>&1))" \
 	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 4' "$TMPD/fullerr.json"
+# the pipe full before runx starts: its first line, "started", finds no
+# room.  While the job runs no line waits for room (they wait in memory):
+# the deadline's first signal at 1 s (the runx before: at 5.0 s, after
+# the started line's 5 s), as a SIGTERM to runx is forwarded at once
+new_marker hold
+new_marker m
+PREFILL=1 full_stderr 25 "$hold" -v -t 1 -k 0.5 --report="$TMPD/prefull.json" -- \
+	sh -c "sleep $m & wait"
+assert_eq "full stderr from the start, -v deadline: 124" 124 "$WAIT_STATUS"
+assert_dead "full stderr from the start, -v deadline: dead" "$m"
+assert_true "full stderr from the start, -v deadline: the first signal at the deadline, not after the started line's wait ($(jq -c '.signals_sent[0]' "$TMPD/prefull.json" 2>&1))" \
+	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/prefull.json"
+new_marker hold
+new_marker m
+exec {fd}> >(exec sleep "$hold")
+PREFILL=1 prefill "$fd"
+"$RUNX" -v --report="$TMPD/prefwd.json" -- \
+	sh -c "trap 'exit 7' TERM; sleep $m & wait" 2>&"$fd" >/dev/null &
+pid=$!
+exec {fd}>&-
+sleep 0.5
+kill -TERM "$pid"
+wait_pid_exit "$pid" 25
+pkill -KILL -f "^sleep $hold\$" 2>/dev/null || true
+assert_eq "full stderr from the start, -v, SIGTERM to runx: the command's 7" 7 "$WAIT_STATUS"
+assert_dead "full stderr from the start, -v, SIGTERM to runx: dead" "$m"
+assert_true "full stderr from the start, -v, SIGTERM to runx: forwarded at once, not after the started line's wait ($(jq -c '.signals_sent[0]' "$TMPD/prefwd.json" 2>&1))" \
+	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/prefwd.json"
+# a reader that comes late (3 s) gets every line, in order, after the
+# 64 KiB that filled the pipe; the deadline still at 1 s
+new_marker m
+exec {fd}> >(sleep 3; exec cat >"$TMPD/late.txt")
+late=$!
+PREFILL=1 prefill "$fd"
+"$RUNX" -v -t 1 -k 0.5 --report="$TMPD/late.json" -- sleep "$m" \
+	2>&"$fd" >/dev/null &
+pid=$!
+exec {fd}>&-
+wait_pid_exit "$pid" 25
+wait "$late" || true
+assert_eq "late reader of stderr, -v deadline: 124" 124 "$WAIT_STATUS"
+tr -d '\0' <"$TMPD/late.txt" | sed 's/pid [0-9]*/pid N/g; s/age [0-9.]*s/age As/; s/group [0-9][0-9]*/group N/' >"$TMPD/late.lines"
+cat >"$TMPD/late.expect" <<EOF
+runx: started 'sleep' as pid N (group scope, vfork launch)
+runx: deadline of 1s reached
+runx: alive at the deadline: pid N, age As: sleep $m
+runx: sending: SIGTERM to process group N (1 process)
+runx: sending: SIGCONT to process group N (1 process)
+runx: command (pid N) was killed by SIGTERM
+runx: exiting with status 124
+EOF
+assert_true "late reader of stderr: every line, in order ($(tr '\n' '|' <"$TMPD/late.lines"))" \
+	cmp -s "$TMPD/late.expect" "$TMPD/late.lines"
+assert_true "late reader of stderr: the first signal at the deadline ($(jq -c '.signals_sent[0]' "$TMPD/late.json" 2>&1))" \
+	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/late.json"
 # a report on stderr larger than the pipe (a 100 KB argument in it), and
 # the message that it could not be written after it; then a command
 # that fills the pipe (timeout(1) ends its head) before -v and the report

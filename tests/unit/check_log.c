@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -214,6 +215,116 @@ START_TEST(write_stdout_reports_full_and_closed_outputs)
 }
 END_TEST
 
+/* Fills the pipe whose write end is fd (a pipe holds 64 KiB); returns the
+ * bytes written. */
+static size_t fill_pipe(int fd)
+{
+	char block[4096];
+	size_t total = 0;
+	ssize_t n;
+	int flags = fcntl(fd, F_GETFL);
+
+	memset(block, 'z', sizeof(block));
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	while ((n = write(fd, block, sizeof(block))) > 0)
+		total += (size_t)n;
+	fcntl(fd, F_SETFL, flags);
+	return total;
+}
+
+/* All of the file fd (from its start), NUL-terminated; its length in *len.
+ * The caller frees it. */
+static char *read_whole(int fd, size_t *len)
+{
+	size_t size = 256 * 1024;
+	char *buf = malloc(size + 1);
+	ssize_t n;
+
+	ck_assert_ptr_nonnull(buf);
+	*len = 0;
+	while ((n = pread(fd, buf + *len, size - *len, (off_t)*len)) > 0)
+		*len += (size_t)n;
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* A child that reads fd to its end into path; its pid.  It closes wfd and
+ * fd 2, the pipe's write ends, so that its read ends when the parent's do.
+ */
+static pid_t drain_into(int fd, int wfd, const char *path)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char buf[4096];
+		ssize_t n;
+		int out;
+
+		close(wfd);
+		close(2);
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (out < 0 || write(out, buf, (size_t)n) != n)
+				_exit(1);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* While the job runs, no line waits on a stderr that takes nothing (the
+ * runx before waited 5 s on the first and dropped the rest): they wait in
+ * memory, 64 KiB of them, the rest counted, and go out in order at the
+ * end. */
+START_TEST(lines_wait_in_memory_while_the_job_runs)
+{
+	char path[] = "/tmp/check_log.XXXXXX", expect[64], *got;
+	int fds[2], saved = dup(2), status, lines = 3000, kept = 0;
+	int tmp = mkstemp(path);
+	size_t filled, len = 0;
+	pid_t pid;
+
+	ck_assert_int_ge(tmp, 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	filled = fill_pipe(fds[1]);
+	ck_assert_int_eq(dup2(fds[1], 2), 2);
+	runx_log_defer();
+	for (int i = 0; i < lines; i++)
+		runx_error("line %d of the supervisor, of about 40 bytes", i);
+	ck_assert_int_eq(runx_log_poll_fd(), 2);
+	pid = drain_into(fds[0], fds[1], path);
+	close(fds[0]);
+	runx_log_end();
+	ck_assert_int_eq(runx_log_poll_fd(), -1);
+	dup2(saved, 2);
+	close(saved);
+	close(fds[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	got = read_whole(tmp, &len);
+	close(tmp);
+	unlink(path);
+	ck_assert_uint_gt(len, filled);
+	for (size_t i = 0; i < filled; i++)
+		ck_assert_int_eq(got[i], 'z');
+	for (char *at = got + filled; at < got + len; kept++) {
+		snprintf(expect, sizeof(expect),
+			 "runx: line %d of the supervisor, of about 40 bytes\n",
+			 kept);
+		if (strncmp(at, expect, strlen(expect)) != 0)
+			break;
+		at += strlen(expect);
+	}
+	ck_assert_int_gt(kept, 1000); /* 64 KiB of 55-byte lines: 1,191 */
+	ck_assert_int_lt(kept, lines);
+	snprintf(expect, sizeof(expect), "runx: %d more lines not written",
+		 lines - kept);
+	ck_assert_ptr_nonnull(strstr(got + filled, expect));
+	free(got);
+}
+END_TEST
+
 static Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -232,6 +343,7 @@ static Suite *log_suite(void)
 	tcase_add_test(line, an_error_is_one_line_whatever_its_values);
 	tcase_add_test(line, a_long_error_keeps_its_reason);
 	tcase_add_test(line, write_stdout_reports_full_and_closed_outputs);
+	tcase_add_test(line, lines_wait_in_memory_while_the_job_runs);
 	suite_add_tcase(s, line);
 	return s;
 }
