@@ -632,15 +632,19 @@ int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 		return -errno;
 	n = read(fd, buf, size);
 	int e = errno;
-	if (n == (ssize_t)size && size > 0) {
-		/* more, but for the NUL that ends the last argument */
-		ssize_t m = read(fd, more, sizeof(more));
-		*cut = m == 2 || (m == 1 && more[0] != '\0');
-	}
+	bool full = n == (ssize_t)size && size > 0;
+	/* more, but for the NUL that ends the last argument; or exactly
+	 * size bytes with no such NUL (a command line that changed while it
+	 * was read): the last argument may be a part of one */
+	ssize_t m = full ? read(fd, more, sizeof(more)) : 0;
+	*cut = full && (m == 2 || (m == 1 && more[0] != '\0') ||
+			(m == 0 && buf[size - 1] != '\0'));
 	close(fd);
 	if (n < 0)
 		return -e;
-	while (n > 0 && buf[n - 1] == '\0')
+	/* the NUL that ends the last argument, unless it was the one more
+	 * byte; NULs before it end empty arguments (execve(2) with "") */
+	if (n > 0 && !(full && m == 1 && more[0] == '\0') && buf[n - 1] == '\0')
 		n--;
 	return (int)n;
 }

@@ -259,10 +259,13 @@ bool runx_proc_is_own_namespace(void);
 
 /*
  * Reads /proc/PID/cmdline as it is (arguments NUL-separated) into buf, at
- * most size bytes, its trailing NULs dropped; *cut is true where there was
- * more than size bytes and the NUL that ends the last argument (the rest
- * is left out: the last argument in buf may be a part of one).  Returns the
- * length, or -errno (proc(5)).
+ * most size bytes, without the NUL that ends the last argument (NULs
+ * before it end empty arguments: "a\0" is "a" and "", as is a title that
+ * the process padded with NULs); *cut is true where there was more than
+ * size bytes and that NUL, or size bytes with no NUL at their end (the
+ * rest is left out, or the command line changed while it was read: the
+ * last argument in buf may be a part of one).  Returns the length, or
+ * -errno (proc(5)).
  */
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut);
 

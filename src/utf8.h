@@ -13,4 +13,12 @@
  */
 size_t runx_utf8_sequence(const unsigned char *s, size_t avail);
 
+/*
+ * The length of s (len bytes) without the start of a UTF-8 character that
+ * a cut left at its end: a lead byte (C2 to F4) followed by fewer
+ * continuation bytes (80 to BF) than it announces.  Other bytes stay (a
+ * line escapes them).  For a command line cut at 512 bytes.  No errors.
+ */
+size_t runx_utf8_whole_prefix(const char *s, size_t len);
+
 #endif

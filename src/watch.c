@@ -21,6 +21,7 @@
 #include "signals.h"
 #include "supervise_impl.h"
 #include "syscalls.h"
+#include "utf8.h"
 
 /* Closes the census's pidfds, freeing fds for the next /proc walk. */
 void sup_close_watches(struct supervisor *s)
@@ -118,12 +119,14 @@ void sup_tell_named(const struct runx_named *named, const char *when)
 {
 	for (int i = 0; i < named->n; i++) {
 		const struct runx_named_proc *np = &named->v[i];
-		char cmd[sizeof(np->argv)];
-		memcpy(cmd, np->argv, np->argv_len);
-		for (size_t k = 0; k < np->argv_len; k++)
+		char cmd[sizeof(np->argv) + 1];
+		size_t len = np->argv_len;
+		memcpy(cmd, np->argv, len);
+		for (size_t k = 0; k < len; k++)
 			cmd[k] = cmd[k] ? cmd[k] : ' ';
-		cmd[np->argv_len < sizeof(cmd) ? np->argv_len
-					       : sizeof(cmd) - 1] = '\0';
+		if (np->argv_cut) /* no part of a character at the cut */
+			len = runx_utf8_whole_prefix(cmd, len);
+		cmd[len] = '\0';
 		long long tenths = (long long)(np->age_ns / 100000000);
 		runx_verbose("alive %s: pid %d, age %lld.%llds: %s%s", when,
 			     (int)np->pid, tenths / 10, tenths % 10,

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -803,6 +803,34 @@ print("|".join([str(a["count"])] + ["%s,%s,%s" % (p["argv"][0], p["argv_truncate
 assert_match "a command line over 512 bytes: -v says it was cut" \
 	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .* \[command line cut at 512 bytes\]" \
 	"$(cat "$TMPD/cut.err")"
+# Empty arguments at the end of a command line are arguments (the runx
+# before dropped them, with every trailing NUL); a command line of 513
+# bytes (its last NUL included) is whole, and -v shows all 512 bytes of it
+# (the runx before showed 511); a cut in the middle of a character leaves
+# no part of it on the -v line (the report's JSON is whole as it is)
+new_marker m
+pad=$(printf 'x%.0s' $(seq $((513 - 27 - ${#m}))))
+s=0
+runx -v -t 1 --report="$TMPD/empty.json" -- sh -c 'sleep "$1"; :' s "$m" "" "$pad" "" "" \
+	2>"$TMPD/empty.err" || s=$?
+assert_eq "empty last arguments: 124" 124 "$s"
+assert_eq "empty last arguments: in the report's argv, and not cut" \
+	"[\"sh\",\"-c\",\"sleep \\\"\$1\\\"; :\",\"s\",\"$m\",\"\",\"${pad:0:2}\",\"\",\"\"] false" \
+	"$(jq -c '.alive_at_deadline.processes[] | select(.argv[0] == "sh") | [.argv[:6][], .argv[6][:2], .argv[7:][]], .argv_truncated' "$TMPD/empty.json" | tr '\n' ' ' | sed 's/ $//')"
+assert_match "a command line of 512 bytes and its NUL: -v shows all of it" \
+	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c sleep \"\\\$1\"; : s $m  x+  \$" \
+	"$(grep -a 'alive at the deadline: .*: sh -c' "$TMPD/empty.err")"
+euro=$'\342\202\254'
+# the pad starts at byte 24 + ${#m}; 0 to 2 ASCII bytes first put a
+# character across the cut of this runx (at 512) and of the one before
+# (at 511)
+pad=$(head -c $(((510 - 24 - ${#m}) % 3)) /dev/zero | tr '\0' a)$(for _ in $(seq 300); do printf %s "$euro"; done)
+s=0
+runx -v -t 1 -- sh -c 'sleep "$1"; :' sh "$m" "$pad" 2>"$TMPD/utf8.err" || s=$?
+assert_eq "a cut inside a character: 124" 124 "$s"
+assert_match "a cut inside a character: -v keeps whole characters only" \
+	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .*($euro)+ \[command line cut at 512 bytes\]\$" \
+	"$(grep -a 'alive at the deadline: .*: sh -c' "$TMPD/utf8.err")"
 printf 'a longer old text than any report could be, to see the truncation%.0s' $(seq 100) >"$d/target"
 ln -s target "$d/link"
 runx --report="$d/link" -- true

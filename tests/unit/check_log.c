@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "log.h"
+#include "utf8.h"
 
 /* ---- runx_quote ----------------------------------------------------- */
 
@@ -325,6 +326,35 @@ START_TEST(lines_wait_in_memory_while_the_job_runs)
 }
 END_TEST
 
+/* runx_utf8_whole_prefix(): the start of a character that a cut left at
+ * the end goes, nothing else. */
+START_TEST(a_cut_leaves_no_part_of_a_character)
+{
+	static const struct {
+		const char *s;
+		size_t whole;
+	} cases[] = {
+	    {"abc", 3},
+	    {"", 0},
+	    {"ab\xc3", 2},	      /* é cut after its lead byte */
+	    {"ab\xc3\xa9", 4},	      /* é whole */
+	    {"a\xe2\x82", 1},	      /* € cut after 2 of 3 */
+	    {"a\xe2\x82\xac", 4},     /* € whole */
+	    {"\xf0\x9f\x98", 0},      /* an emoji cut after 3 of 4 */
+	    {"\xf0\x9f\x98\x80", 4},  /* whole */
+	    {"a\x82\xac", 3},	      /* no lead byte: stays, escaped */
+	    {"a\xff", 2},	      /* not UTF-8: stays, escaped */
+	    {"a\xc3\xa9\xa9", 4},     /* a stray continuation: stays */
+	    {"a\x80\x80\x80\x80", 5}, /* more than 3: stays */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_uint_eq(
+		    runx_utf8_whole_prefix(cases[i].s, strlen(cases[i].s)),
+		    cases[i].whole);
+}
+END_TEST
+
 static Suite *log_suite(void)
 {
 	Suite *s = suite_create("log");
@@ -338,6 +368,7 @@ static Suite *log_suite(void)
 	tcase_add_test(quote, shortening_keeps_escapes_and_characters_whole);
 	tcase_add_test(quote, a_value_that_just_fits_is_not_shortened);
 	tcase_add_test(quote, tiny_buffers_are_never_overrun);
+	tcase_add_test(quote, a_cut_leaves_no_part_of_a_character);
 	suite_add_tcase(s, quote);
 
 	tcase_add_test(line, an_error_is_one_line_whatever_its_values);
