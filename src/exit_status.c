@@ -27,6 +27,10 @@ int runx_exit_status(const struct runx_stop_policy *stop,
 
 int runx_death_signal(const struct runx_result *res)
 {
+	if (res->stop_without_command)
+		return res->exit_status == 128 + res->runx_signal
+			   ? res->runx_signal
+			   : 0;
 	if (res->exit_status <= 128 || !WIFSIGNALED(res->wait_status) ||
 	    res->exit_status != 128 + WTERMSIG(res->wait_status))
 		return 0;

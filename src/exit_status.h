@@ -17,8 +17,9 @@ int runx_exit_status(const struct runx_stop_policy *stop,
 
 /*
  * N if runx's exit status res->exit_status (128+N) stands for the
- * command's death by signal N (runx(1), EXIT STATUS: runx then ends by
- * that signal), else 0.
+ * command's death by signal N, or for stop signal N that runx received
+ * while no command ran (res->stop_without_command) (runx(1), EXIT STATUS: runx
+ * then ends by that signal), else 0.
  */
 int runx_death_signal(const struct runx_result *res);
 

@@ -224,14 +224,16 @@ static void put_named(struct runx_json *j, const char *key,
 static void put_outcome(struct runx_json *j, const struct runx_report *r)
 {
 	const struct runx_result *res = r->result;
-	int status = res != NULL ? res->wait_status : 0;
+	/* a run stopped before its first command (a FIFO's open) has none */
+	bool ran = res != NULL && res->launched;
+	int status = ran ? res->wait_status : 0;
 
 	runx_json_key(j, "exit_code");
-	if (res != NULL && WIFEXITED(status))
+	if (ran && WIFEXITED(status))
 		runx_json_int(j, WEXITSTATUS(status));
 	else
 		runx_json_null(j);
-	put_signal_if(j, "signal", res != NULL && WIFSIGNALED(status),
+	put_signal_if(j, "signal", ran && WIFSIGNALED(status),
 		      WTERMSIG(status));
 	put_signal_if(j, "runx_signal", res != NULL && res->runx_signal != 0,
 		      res != NULL ? res->runx_signal : 0);

@@ -64,25 +64,30 @@ struct runx_result {
 	int exec_errno;	       /* with RUNX_END_EXEC_FAILED */
 	int wait_status;       /* of the command, as waitpid(2) gives it */
 	int runx_signal;       /* with RUNX_END_RUNX_SIGNALED: the signal */
-	bool forwarded_death;  /* with RUNX_END_RUNX_SIGNALED: runx_signal
-				* was only forwarded (not a stop signal),
-				* and the command died by it */
-	uint64_t forwarded;    /* signals runx forwarded in this attempt:
-				* bit (sig - 1), 1 <= sig <= 64 */
-	int told_to_stop;      /* a stop signal runx got while the attempt
-				* was being stopped (after its deadline, or
-				* its leftovers) or its output delivered, or
-				* from the terminal with --foreground: the
-				* run ends with it */
-	int leftovers;	       /* alive when the command exited */
-	int killed;	       /* alive when SIGKILL was sent */
-	int unkillable;	       /* alive RUNX_KILL_WAIT_NS after SIGKILL */
-	int unkillable_d;      /* of them, in uninterruptible sleep (D) */
-	bool unreached;	       /* one of them was not in D: the SIGKILL did
-				* not reach it (exit status 125) */
-	bool unverified;       /* the scope could not be seen at the end */
-	bool total_timeout;    /* the run's deadline (--total-timeout) ended
-				* it: reason is RUNX_END_TIMEOUT */
+	bool stop_without_command; /* with RUNX_END_RUNX_SIGNALED: runx_signal
+				    * came while no command ran (a FIFO's
+				    * open, the wait between attempts): runx
+				    * dies by it; wait_status stays the last
+				    * command's, if one ran */
+	bool forwarded_death;	   /* with RUNX_END_RUNX_SIGNALED: runx_signal
+				    * was only forwarded (not a stop signal),
+				    * and the command died by it */
+	uint64_t forwarded;	   /* signals runx forwarded in this attempt:
+				    * bit (sig - 1), 1 <= sig <= 64 */
+	int told_to_stop;	   /* a stop signal runx got while the attempt
+				    * was being stopped (after its deadline, or
+				    * its leftovers) or its output delivered, or
+				    * from the terminal with --foreground: the
+				    * run ends with it */
+	int leftovers;		   /* alive when the command exited */
+	int killed;		   /* alive when SIGKILL was sent */
+	int unkillable;		   /* alive RUNX_KILL_WAIT_NS after SIGKILL */
+	int unkillable_d;	   /* of them, in uninterruptible sleep (D) */
+	bool unreached;		   /* one of them was not in D: the SIGKILL did
+				    * not reach it (exit status 125) */
+	bool unverified;	   /* the scope could not be seen at the end */
+	bool total_timeout;	   /* the run's deadline (--total-timeout) ended
+				    * it: reason is RUNX_END_TIMEOUT */
 	struct runx_cgroup_usage usage;	 /* the job's cgroup, once empty */
 	struct runx_named at_deadline;	 /* alive when the deadline fired */
 	struct runx_named after_grace;	 /* alive when the grace period ended */

@@ -159,9 +159,9 @@ static void note_stdin(struct runx_run *run)
 
 /*
  * A stop signal, sig, ended runx's wait before anything started (a FIFO
- * redirect's open, runx_stdio_open()): says so (why), and records it as
- * a death by sig, as in the wait between attempts (runx then dies by it,
- * run.h).  128+sig.
+ * redirect's open, runx_stdio_open()): says so (why), and records it, as
+ * in the wait between attempts (stop_without_command: runx then dies by sig,
+ * run.h; no command ran, so the report has no exit code or signal).  128+sig.
  */
 static int stopped_before(struct runx_run *run, int sig, const char *why)
 {
@@ -170,7 +170,7 @@ static int stopped_before(struct runx_run *run, int sig, const char *why)
 	runx_error("%s", why);
 	res->reason = RUNX_END_RUNX_SIGNALED;
 	res->runx_signal = sig;
-	res->wait_status = sig; /* as if the command died by it */
+	res->stop_without_command = true;
 	return res->exit_status = 128 + sig;
 }
 
@@ -491,7 +491,8 @@ static int pause_before(struct runx_run *run, int64_t next, int64_t wait_ns)
 	if (r > 0) {
 		res->reason = RUNX_END_RUNX_SIGNALED;
 		res->runx_signal = r;
-		res->wait_status = r; /* as if the command died by it */
+		res->stop_without_command = true; /* the report keeps the last
+						   * command's end */
 		return res->exit_status = 128 + r;
 	}
 	if (r < 0)

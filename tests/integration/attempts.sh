@@ -753,13 +753,16 @@ for sig in INT TERM; do
 		"-$(kill -l "$sig") 1" "$got $(lines "$C")"
 done
 # (the report of the SIGTERM run)
-assert_eq "SIGTERM during a wait: report: reason runx_signaled, runx_signal SIGTERM, 143, attempt_count 1" \
-	"runx_signaled SIGTERM 143 1 1 exited" \
+# (exit_code and signal: the last command's, which exited 1; the runx
+# before said "signal": "SIGTERM", a death no command had)
+assert_eq "SIGTERM during a wait: report: reason runx_signaled, runx_signal SIGTERM, 143, attempt_count 1, the last command's exit code" \
+	"runx_signaled SIGTERM 143 1 1 exited 1 None" \
 	"$("$PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(d["reason"], d["runx_signal"], d["exit_status"], d["attempt_count"],
-      len(d["attempts"]), d["attempts"][0]["reason"])
+      len(d["attempts"]), d["attempts"][0]["reason"], d["exit_code"],
+      d["signal"])
 ' "$TMPD/stopwait.json" 2>&1)"
 
 rm -f "$C" "$TMPD/v"

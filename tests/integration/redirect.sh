@@ -9,7 +9,7 @@ D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
 # redirects, 6 x 2 commands that cannot run, 8 FIFOs
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 8))
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 9))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -152,7 +152,8 @@ mkfifo "$D/fifo"
 fifo_stop() {
 	local opt=$1 sig=$2 pid i
 	rm -f "$D/fifo.started"
-	env --default-signal=INT "$RUNX" "${LAUNCH_ARGS[@]}" "$opt" "$D/fifo" -- \
+	rm -f "$D/fifo.json"
+	env --default-signal=INT "$RUNX" "${LAUNCH_ARGS[@]}" --report="$D/fifo.json" "$opt" "$D/fifo" -- \
 		sh -c ": >'$D/fifo.started'" 2>"$D/fifo.err" &
 	pid=$!
 	for ((i = 0; i < 400; i++)); do
@@ -171,6 +172,11 @@ assert_false "-o FIFO with no reader, SIGINT: the command did not start" test -e
 fifo_stop -i TERM
 assert_eq "-i FIFO with no writer, SIGTERM: 143" 143 "$ST"
 assert_false "-i FIFO with no writer, SIGTERM: the command did not start" test -e "$D/fifo.started"
+# no command ran: no exit code, and no signal killed one (the runx before
+# said "signal": "SIGTERM")
+assert_eq "-i FIFO with no writer, SIGTERM: the report has runx_signal, and no command's end" \
+	'{"reason":"runx_signaled","runx_signal":"SIGTERM","exit_status":143,"exit_code":null,"signal":null,"attempt_count":0}' \
+	"$(jq -c '{reason, runx_signal, exit_status, exit_code, signal, attempt_count}' "$D/fifo.json" 2>&1)"
 fifo_stop -e TERM
 assert_eq "-e FIFO with no reader, SIGTERM: 143" 143 "$ST"
 # a reader that comes: the command's output goes through it
