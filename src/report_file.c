@@ -231,7 +231,8 @@ static bool may_write_through(int err)
  * The fd of runx's own that path names ("-", /dev/stdout, /dev/stderr,
  * /dev/fd/N, /proc/self/fd/N), or -1: the report goes to that fd as it
  * is, not opened again, which would truncate a regular file behind it
- * and lose the command's output there.
+ * and lose the command's output there.  N is written as /proc writes it:
+ * digits, no leading zero (/dev/fd/01 names no file, proc(5)).
  */
 static int own_fd(const char *path)
 {
@@ -246,7 +247,7 @@ static int own_fd(const char *path)
 		n = path + 8;
 	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
 		n = path + 14;
-	if (n == NULL || *n < '0' || *n > '9')
+	if (n == NULL || *n < '0' || *n > '9' || (n[0] == '0' && n[1] != '\0'))
 		return -1;
 	errno = 0;
 	long fd = strtol(n, &end, 10);

@@ -536,6 +536,22 @@ static int run_attempts(struct runx_run *run)
 	}
 }
 
+/* What could not write the report to path (err, -errno), for a message:
+ * strerror(3), and what it means where that is not plain. */
+static const char *report_failure(const char *path, int err, char *buf,
+				  size_t size)
+{
+	struct stat st;
+	const char *why = "";
+
+	if (err == -EAGAIN)
+		why = " (its reader took nothing for 5 s)";
+	else if (err == -ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
+		why = " (a FIFO that nobody has open for reading)";
+	snprintf(buf, size, "%s%s", strerror(-err), why);
+	return buf;
+}
+
 /*
  * Writes the report of the run (--report), whose last attempt is a: the
  * top-level fields for the run as a whole (its start, its end) and its
@@ -546,7 +562,7 @@ static void report(const struct runx_run *run, struct runx_attempt *a)
 	struct runx_result *res = &a->result;
 	const struct runx_report_attempts kept = {run->kept, run->nkept,
 						  run->attempts};
-	char q[RUNX_QUOTE_SIZE];
+	char q[RUNX_QUOTE_SIZE], why[128];
 
 	if (run->plan.report.path == NULL)
 		return;
@@ -561,9 +577,10 @@ static void report(const struct runx_run *run, struct runx_attempt *a)
 	int r =
 	    runx_report_write(run->plan.report.path, &run->plan, res, &kept);
 	if (r < 0)
-		runx_error("cannot write the report '%s': %s",
-			   runx_quote(run->plan.report.path, q, sizeof(q)),
-			   strerror(-r));
+		runx_error(
+		    "cannot write the report '%s': %s",
+		    runx_quote(run->plan.report.path, q, sizeof(q)),
+		    report_failure(run->plan.report.path, r, why, sizeof(why)));
 }
 
 int runx_run(struct runx_run *run)

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -751,6 +751,12 @@ s=0
 err=$(runx --report=/dev/fd/0 -- touch "$d/started0" 2>&1 </dev/null) || s=$?
 assert_eq "--report=/dev/fd/0, read-only: 125, the command not started" "125 no" \
 	"$s $([ -e "$d/started0" ] && echo yes || echo no)" "$err"
+# /dev/fd/01 names no file (proc(5): no leading zero); the runx before
+# took it as fd 1
+s=0
+err=$(runx --report=/dev/fd/01 -- touch "$d/started01" 2>&1 >"$TMPD/fd01.out") || s=$?
+assert_eq "--report=/dev/fd/01, no such file: 125, the command not started, nothing on fd 1" "125 no 0" \
+	"$s $([ -e "$d/started01" ] && echo yes || echo no) $(wc -c <"$TMPD/fd01.out")" "$err"
 # runx SIGKILLed while it writes a report: the file it writes has no name
 # yet (O_TMPFILE; linked and renamed once written and fsync'd), so nothing
 # is left; runx made it as .runx-report.XXXXXX before, and a kill left it
@@ -882,7 +888,26 @@ assert_eq "a FIFO with a reader: the command's status" 5 "$s"
 assert_true "a FIFO with a reader: the reader got the report" valid_json "$TMPD/fifo.out"
 s=$(st runx --report="$d/fifo" -- sh -c 'exit 5' 2>"$TMPD/fifo.err")
 assert_eq "a FIFO without a reader: the command's status, no wait" 5 "$s"
-assert_match "a FIFO without a reader: says so" "No such device or address\$" "$(cat "$TMPD/fifo.err")"
+assert_match "a FIFO without a reader: says so, and what it means" "No such device or address \\(a FIFO that nobody has open for reading\\)\$" "$(cat "$TMPD/fifo.err")"
+# a reader that holds the FIFO open and reads nothing: a report larger
+# than the pipe is waited for 5 s at most, then dropped, and the message
+# says what happened (the runx before: "Resource temporarily unavailable")
+# (the holder waits in the FIFO's open for runx, a writer: wchan)
+new_marker hold
+# shellcheck disable=SC2217,SC2154 # sleep holds the FIFO open, reads none
+sleep "$hold" <"$d/fifo" &
+holder=$!
+poll 400 0.05 grep -qs partner "/proc/$holder/wchan"
+runx_bg --report="$d/fifo" -- true "$(head -c 100000 /dev/zero | tr '\0' a)" 2>"$TMPD/fifo.err"
+wait_pid_exit "$RUNX_PID" 60
+s=$WAIT_STATUS
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+assert_eq "a FIFO whose reader reads nothing: the command's status, not a hang" 0 "$s"
+assert_match "a FIFO whose reader reads nothing: says why" \
+	"cannot write the report '.*/fifo': Resource temporarily unavailable \\(its reader took nothing for 5 s\\)\$" \
+	"$(cat "$TMPD/fifo.err")"
+assert_dead "a FIFO whose reader reads nothing: the reader ended" "$hold"
 assert_eq "a FIFO: still a FIFO" fifo "$(stat -c %F "$d/fifo")"
 assert_eq "nothing else was made in the directory" "$made" "$(entries "$d")"
 
