@@ -87,6 +87,12 @@ int runx_cgroup_create(struct runx_cgroup *cg, const char *parent, char *err,
 		       size_t errsize);
 
 /*
+ * True if l sets a limit of its own (memory.max, pids.max or cpu.max);
+ * count_oom alone sets none.  No errors.
+ */
+bool runx_cgroup_limits_any(const struct runx_cgroup_limits *l);
+
+/*
  * 0 if every controller that the limits l need (memory for memory_max
  * or count_oom,
  * pids for pids_max, cpu for cpu_quota_us) is offered to runx's cgroup own

@@ -31,6 +31,11 @@ static unsigned needed_controllers(const struct runx_cgroup_limits *l)
 	       (l->cpu_quota_us > 0 ? CTL_CPU : 0);
 }
 
+bool runx_cgroup_limits_any(const struct runx_cgroup_limits *l)
+{
+	return l->memory_max >= 0 || l->pids_max >= 0 || l->cpu_quota_us > 0;
+}
+
 /* True if the space-separated list text holds the word name. */
 static bool has_word(const char *text, const char *name)
 {

@@ -359,11 +359,11 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .count = o->verbose || o->report_path != NULL,
 	};
 	bool count_oom = counts_oom(o);
-	plan->scope.has_limits = o->memory_max >= 0 || o->pids_max >= 0 ||
-				 o->cpu_max_quota_us > 0 || count_oom;
 	plan->scope.limits = (struct runx_cgroup_limits){
 	    o->memory_max, o->pids_max, o->cpu_max_quota_us,
 	    o->cpu_max_period_us, count_oom};
+	plan->scope.has_limits =
+	    runx_cgroup_limits_any(&plan->scope.limits) || count_oom;
 	plan->launch.argv = o->command;
 	plan->launch.close_fds = o->close_fds;
 	plan->launch.new_session = !o->foreground;

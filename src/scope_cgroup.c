@@ -93,10 +93,8 @@ static void tell_layout(const struct runx_scope *s,
 			const struct runx_cgroup_limits *limits)
 {
 	const struct runx_cgroup *cg = CG(s);
-	const char *why = limits->memory_max >= 0 || limits->pids_max >= 0 ||
-				  limits->cpu_quota_us > 0
-			      ? "limits"
-			      : "--retry-on=oom";
+	const char *why =
+	    runx_cgroup_limits_any(limits) ? "limits" : "--retry-on=oom";
 
 	if (cg->moved)
 		runx_verbose("%s: runx moved itself from '%s' into "
