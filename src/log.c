@@ -24,12 +24,14 @@
 /* The longest escaped form of one unit: a UTF-8 C1 control, "\xc2\x9b". */
 #define UNIT_MAX 8
 
-/* How long runx's lines may wait for room on standard error, in ms, once
- * in a run (runx(1), -v); the same bound as a report's reader's. */
+/* How long runx's lines may wait for room on standard error, in ms, all
+ * waits of a run together (runx(1), -v); the same bound as a report's
+ * reader's. */
 #define STDERR_WAIT_MS 5000
 
 static bool verbose_on;
-static bool stderr_stuck; /* a wait for room on stderr ran out */
+/* ns spent waiting for room on stderr in this run, all waits together */
+static int64_t stderr_waited_ns;
 
 /* While the job runs (runx_log_defer()), the lines not yet written, in
  * order; 64 KiB of bss, touched only when used. */
@@ -239,13 +241,15 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
 
 int runx_write_stderr(const char *buf, size_t len)
 {
-	int64_t until = stderr_stuck
-			    ? 0
-			    : runx_now_ns() + STDERR_WAIT_MS * INT64_C(1000000);
-	int r = runx_write_until(STDERR_FILENO, buf, len, until);
+	const int64_t budget = STDERR_WAIT_MS * INT64_C(1000000);
+	int64_t start = runx_now_ns();
+	int64_t left = budget - stderr_waited_ns;
+	int r = runx_write_until(STDERR_FILENO, buf, len,
+				 left > 0 ? start + left : 0);
 
-	if (r == -EAGAIN)
-		stderr_stuck = true;
+	/* what this call took, a write that found room at once too (µs):
+	 * a reader that takes a little now and then cannot stretch it */
+	stderr_waited_ns += runx_now_ns() - start;
 	return r;
 }
 

@@ -62,10 +62,11 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns);
 /*
  * Writes len bytes of buf to standard error (runx_write_until()): each
  * line of runx_error() and runx_verbose(), and a report to "-".  Waits for
- * room 5 s at most, once in the run: after one wait ran out (a pipe that
- * nobody reads), what finds no room at once is dropped, so such a reader
- * holds runx back 5 s at most in all.  0, -EAGAIN (dropped, or cut short),
- * or -errno of write(2).
+ * room 5 s at most in the whole run, all calls together (the time each
+ * call took is counted): once that is spent (a pipe that nobody reads, or
+ * a reader that takes a little now and then), what finds no room at once
+ * is dropped, so such a reader holds runx back 5 s at most in all.  0,
+ * -EAGAIN (dropped, or cut short), or -errno of write(2).
  */
 int runx_write_stderr(const char *buf, size_t len);
 
@@ -79,7 +80,7 @@ int runx_write_stderr(const char *buf, size_t len);
  * what it does: a deadline, a forwarded signal, a stop.  An error other
  * than no room (EPIPE, EBADF) drops them.  runx_log_end() writes what is
  * left, then a line with the count of lines dropped, through
- * runx_write_stderr() (its 5 s wait, once in the run).
+ * runx_write_stderr() (its 5 s of waits in the whole run).
  */
 void runx_log_defer(void);
 void runx_log_end(void);

@@ -171,10 +171,10 @@ if backend_rerun; then
 fi
 # the command fills the pipe (64 KiB; head then waits in write(2) until
 # the deadline ends it), so runx's lines of the deadline find no room.
-# The wait is once in the run: 5 s for each of its 8 lines would be 40 s,
-# over the guard of 25 s (the run takes about 6 s).  And runx acts
-# before it tells: the first signal goes out at the deadline (1 s), not
-# after the 5 s its lines wait (6 s, as before).
+# The waits are 5 s in the whole run: 5 s for each of its 8 lines would
+# be 40 s, over the guard of 25 s (the run takes about 6 s).  And no line
+# waits while the job runs: the first signal goes out at the deadline
+# (1 s), not after the 5 s its lines wait (6 s, as before 0da47d6).
 new_marker hold
 new_marker m
 full_stderr 25 "$hold" -v -t 1 -k 0.5 --report="$TMPD/fullerr.json" -- \

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,55 @@ START_TEST(lines_wait_in_memory_while_the_job_runs)
 }
 END_TEST
 
+/* A child that reads 4096 bytes (a pipe's page: only a whole one makes
+ * room, pipe(7)) from fd each second, to its end; its pid. */
+static pid_t trickle_from(int fd, int wfd)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char buf[4096];
+
+		close(wfd);
+		close(2);
+		do
+			sleep(1);
+		while (read(fd, buf, sizeof(buf)) > 0);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The 5 s that runx_write_stderr() may wait for room are for the whole
+ * run: a reader that takes a little each second cannot make each call
+ * wait anew (the runx before waited up to 5 s per call while the reader
+ * made progress: 2 s, 2 s, then 2 s more for the third). */
+START_TEST(stderr_waits_5_s_at_most_in_all)
+{
+	static char chunk[8192];
+	int fds[2], saved = dup(2), status, r[4];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	(void)fill_pipe(fds[1]);
+	ck_assert_int_eq(dup2(fds[1], 2), 2);
+	pid = trickle_from(fds[0], fds[1]);
+	memset(chunk, 'c', sizeof(chunk));
+	for (int i = 0; i < 4; i++) /* about 2 s each while room comes */
+		r[i] = runx_write_stderr(chunk, sizeof(chunk));
+	dup2(saved, 2);
+	close(saved);
+	close(fds[1]);
+	close(fds[0]);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(r[0], 0);
+	ck_assert_int_eq(r[2], -EAGAIN); /* 6 s in: past the 5 s */
+	ck_assert_int_eq(r[3], -EAGAIN); /* spent: no wait at all */
+}
+END_TEST
+
 /* runx_utf8_whole_prefix(): the start of a character that a cut left at
  * the end goes, nothing else. */
 START_TEST(a_cut_leaves_no_part_of_a_character)
@@ -375,6 +425,8 @@ static Suite *log_suite(void)
 	tcase_add_test(line, a_long_error_keeps_its_reason);
 	tcase_add_test(line, write_stdout_reports_full_and_closed_outputs);
 	tcase_add_test(line, lines_wait_in_memory_while_the_job_runs);
+	tcase_add_test(line, stderr_waits_5_s_at_most_in_all);
+	tcase_set_timeout(line, 30); /* the 5 s of the waits */
 	suite_add_tcase(s, line);
 	return s;
 }
