@@ -76,14 +76,15 @@ int runx_between_wait(const struct runx_supervisor *sup,
 		struct pollfd p[2] = {
 		    {.fd = sup->sigfd, .events = POLLIN},
 		    {.fd = runx_log_poll_fd(), .events = POLLOUT}};
-		int ms = ms_left(until_ns);
+		int ms = ms_left(until_ns), retry = runx_log_retry_ms();
 
 		if (ms == 0)
 			return 0;
-		if (poll(p, 2, ms) < 0 && errno != EINTR)
+		if (poll(p, 2, retry >= 0 && retry < ms ? retry : ms) < 0 &&
+		    errno != EINTR)
 			return -errno;
-		if (p[1].revents != 0)
-			runx_log_flush(true);
+		if (p[1].revents != 0 || retry >= 0)
+			runx_log_flush(p[1].revents != 0);
 		while (read(sup->sigfd, &si, sizeof(si)) ==
 		       (ssize_t)sizeof(si)) {
 			int sig = on_signal(&si, stop_signals, next);

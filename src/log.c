@@ -239,13 +239,14 @@ int runx_write_until(int fd, const char *buf, size_t len, int64_t until_ns)
 	return write_until(fd, buf, len, until_ns, &done);
 }
 
-int runx_write_stderr(const char *buf, size_t len)
+/* runx_write_stderr(), and in *done the bytes written. */
+static int write_stderr(const char *buf, size_t len, size_t *done)
 {
 	const int64_t budget = STDERR_WAIT_MS * INT64_C(1000000);
 	int64_t start = runx_now_ns();
 	int64_t left = budget - stderr_waited_ns;
-	int r = runx_write_until(STDERR_FILENO, buf, len,
-				 left > 0 ? start + left : 0);
+	int r = write_until(STDERR_FILENO, buf, len,
+			    left > 0 ? start + left : 0, done);
 
 	/* what this call took, a write that found room at once too (µs):
 	 * a reader that takes a little now and then cannot stretch it */
@@ -253,36 +254,93 @@ int runx_write_stderr(const char *buf, size_t len)
 	return r;
 }
 
-/* Writes what of held finds room at once, keeps the rest; the bytes
- * written.  An error other than no room (EPIPE, EBADF) drops them all. */
-static size_t flush_held(void)
+int runx_write_stderr(const char *buf, size_t len)
 {
-	size_t done = 0;
-	int r;
+	size_t done;
 
-	if (held_len == 0)
-		return 0;
-	r = write_until(STDERR_FILENO, held, held_len, 0, &done);
-	if (r < 0 && r != -EAGAIN)
-		done = held_len;
-	memmove(held, held + done, held_len - done);
-	held_len -= done;
-	return done;
+	return write_stderr(buf, len, &done);
 }
 
-/* While the job runs: line (len bytes) joins held, then out what fits. */
-static void defer_line(const char *line, size_t len)
+/*
+ * Writes held from its start in whole lines: each write(2) at most
+ * PIPE_BUF bytes that end at a line's end, which a pipe takes whole or not
+ * at all (pipe(7)), so the command's output on the same pipe never lands
+ * inside one of runx's lines.  wait: with runx_write_stderr()'s wait; else
+ * none.  Keeps what is left; returns the bytes written.  An error other
+ * than no room (EPIPE, EBADF) drops all of held.
+ */
+static size_t write_held(bool wait)
+{
+	size_t at = 0;
+
+	while (at < held_len) {
+		size_t n = held_len - at < PIPE_BUF ? held_len - at : PIPE_BUF;
+		const char *nl = memrchr(held + at, '\n', n);
+		size_t done = 0;
+		int r;
+
+		/* a line is shorter than PIPE_BUF (RUNX_LINE_MAX) */
+		if (nl != NULL)
+			n = (size_t)(nl - (held + at)) + 1;
+		r = wait ? write_stderr(held + at, n, &done)
+			 : write_until(STDERR_FILENO, held + at, n, 0, &done);
+		at += done;
+		if (r < 0 && r != -EAGAIN)
+			at = held_len;
+		if (at < held_len && done < n)
+			break;
+	}
+	memmove(held, held + at, held_len - at);
+	held_len -= at;
+	return at;
+}
+
+/* The line that stands for the held_dropped lines not written, into buf
+ * (size bytes); its length. */
+static size_t gap_line(char *buf, size_t size)
+{
+	int n = snprintf(buf, size,
+			 "runx: [%lld line%s not written here: no room on "
+			 "standard error]\n",
+			 held_dropped, held_dropped == 1 ? "" : "s");
+
+	return n > 0 && (size_t)n < size ? (size_t)n : 0;
+}
+
+/* Appends len bytes of text to held; false if they do not fit. */
+static bool hold(const char *text, size_t len)
 {
 	if (held_len + len > sizeof(held))
-		(void)flush_held();
-	if (held_len + len > sizeof(held)) {
+		return false;
+	memcpy(held + held_len, text, len);
+	held_len += len;
+	return true;
+}
+
+/*
+ * While the job runs: line (len bytes) joins held, then out what fits.
+ * A line that finds held full is dropped; the next one that finds room
+ * for itself and a line that counts those dropped puts that line first,
+ * where they were.
+ */
+static void defer_line(const char *line, size_t len)
+{
+	char gap[96];
+	size_t glen = 0;
+
+	if (held_len + len > sizeof(held))
+		(void)write_held(false);
+	if (held_dropped > 0)
+		glen = gap_line(gap, sizeof(gap));
+	if (held_len + glen + len > sizeof(held)) {
 		held_dropped++;
 	} else {
-		memcpy(held + held_len, line, len);
-		held_len += len;
+		(void)hold(gap, glen);
+		(void)hold(line, len);
+		held_dropped = 0;
 	}
 	deaf = false;
-	(void)flush_held();
+	(void)write_held(false);
 }
 
 /*
@@ -331,29 +389,32 @@ int runx_log_poll_fd(void)
 	return held_len > 0 && !deaf ? STDERR_FILENO : -1;
 }
 
+int runx_log_retry_ms(void)
+{
+	return held_len > 0 && deaf ? 100 : -1;
+}
+
 void runx_log_flush(bool room)
 {
-	if (flush_held() == 0 && held_len > 0 && room)
-		deaf = true; /* until the next line: not a spin */
+	size_t done = write_held(false);
+
+	if (done > 0 || held_len == 0)
+		deaf = false;
+	else if (room)
+		deaf = true; /* room by poll(2), none by write(2): a timer */
 }
 
 void runx_log_end(void)
 {
-	char line[96];
-	int n = 0;
+	char gap[96];
+	size_t glen;
 
 	if (!deferring)
 		return;
 	deferring = false;
-	if (held_dropped > 0)
-		n = snprintf(line, sizeof(line),
-			     "runx: %lld more lines not written: standard "
-			     "error took nothing while the job ran\n",
-			     held_dropped);
-	if (held_len > 0)
-		(void)runx_write_stderr(held, held_len);
-	if (n > 0)
-		(void)runx_write_stderr(line, (size_t)n);
+	(void)write_held(true);
+	if (held_dropped > 0 && (glen = gap_line(gap, sizeof(gap))) > 0)
+		(void)runx_write_stderr(gap, glen);
 	held_len = 0;
 	held_dropped = 0;
 }

@@ -74,24 +74,28 @@ int runx_write_stderr(const char *buf, size_t len);
  * From runx_log_defer() to runx_log_end(), while the job runs or runx
  * waits between attempts, a line of runx_error() or runx_verbose() never
  * waits for room on standard error: it joins the lines not yet written
- * (64 KiB; a line that finds them full is dropped and counted), and what
- * of them finds room at once is written (runx_write_until() with no
- * time).  So a stderr that takes nothing delays what runx tells, never
- * what it does: a deadline, a forwarded signal, a stop.  An error other
- * than no room (EPIPE, EBADF) drops them.  runx_log_end() writes what is
- * left, then a line with the count of lines dropped, through
- * runx_write_stderr() (its 5 s of waits in the whole run).
+ * (64 KiB), and what of them finds room at once is written, in whole
+ * lines (each write(2) of at most PIPE_BUF bytes ends at a line's end:
+ * a pipe takes it whole, pipe(7), so the command's output there never
+ * lands inside one).  So a stderr that takes nothing delays what runx
+ * tells, never what it does: a deadline, a forwarded signal, a stop.
+ * Lines that find the 64 KiB full are dropped, and a line in their place
+ * says how many.  An error other than no room (EPIPE, EBADF) drops them
+ * all.  runx_log_end() writes what is left through runx_write_stderr()
+ * (its 5 s of waits in the whole run).
  */
 void runx_log_defer(void);
 void runx_log_end(void);
 
 /*
  * STDERR_FILENO while lines wait for room (poll(2) it for POLLOUT, then
- * call runx_log_flush(true)); -1 when none waits, or when the last
- * runx_log_flush(true) wrote nothing though poll(2) said there was room
- * (not to spin; the next line tries again).
+ * call runx_log_flush(true)); -1 when none waits, or when poll(2) said
+ * there was room and write(2) took nothing (a terminal): then
+ * runx_log_retry_ms() is 100, a poll(2) timeout after which to call
+ * runx_log_flush(false), and -1 otherwise.
  */
 int runx_log_poll_fd(void);
+int runx_log_retry_ms(void);
 
 /* Writes what of the lines not yet written finds room at once; room: poll
  * said stderr had room. */

@@ -498,7 +498,9 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	struct pollfd p[11 + RUNX_MAX_WATCH];
 	int relay_at, nrelay, n = poll_set(s, p, &relay_at, &nrelay);
 
-	if (poll(p, (nfds_t)n, -1) < 0)
+	/* no timeout but while runx's lines wait on a terminal that said
+	 * it had room and took nothing (runx_log_retry_ms()) */
+	if (poll(p, (nfds_t)n, runx_log_retry_ms()) < 0)
 		return errno == EINTR ? 0 : -errno;
 	ev->signals = p[0].revents != 0;
 	ev->child = p[3].revents != 0;
@@ -552,8 +554,8 @@ static int supervise_loop(struct supervisor *s)
 		    (s->exited || ev.scope_event) &&
 		    sup_census(s, false) == 0 && s->exited)
 			s->phase = DONE;
-		if (ev.log_room)
-			runx_log_flush(true);
+		if (ev.log_room || runx_log_retry_ms() >= 0)
+			runx_log_flush(ev.log_room);
 	}
 	return 0;
 }

@@ -6,10 +6,10 @@
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 9 stderr
-# closed, 7 stderr broken, 14 stderr a full pipe nobody reads (not in a
+# closed, 7 stderr broken, 15 stderr a full pipe nobody reads (not in a
 # rerun with another backend: the waits on stderr do not depend on it,
 # and take 5 s each)
-n_full=14
+n_full=15
 ! backend_rerun || n_full=0
 plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7 + n_full))
 
@@ -203,7 +203,7 @@ PREFILL=1 prefill "$fd"
 	sh -c "trap 'exit 7' TERM; sleep $m & wait" 2>&"$fd" >/dev/null &
 pid=$!
 exec {fd}>&-
-sleep 0.5
+wait_marked "$m" 2 # sh and its sleep: the trap is set
 kill -TERM "$pid"
 wait_pid_exit "$pid" 25
 pkill -KILL -f "^sleep $hold\$" 2>/dev/null || true
@@ -211,23 +211,29 @@ assert_eq "full stderr from the start, -v, SIGTERM to runx: the command's 7" 7 "
 assert_dead "full stderr from the start, -v, SIGTERM to runx: dead" "$m"
 assert_true "full stderr from the start, -v, SIGTERM to runx: forwarded at once, not after the started line's wait ($(jq -c '.signals_sent[0]' "$TMPD/prefwd.json" 2>&1))" \
 	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/prefwd.json"
-# a reader that comes late (3 s) gets every line, in order, after the
-# 64 KiB that filled the pipe; the deadline still at 1 s
+# a reader that comes late (1 s) gets the lines that wait as soon as it
+# has taken the 64 KiB that filled the pipe (zeros, no newline), while
+# the job runs (the job looks for the started line at 2.5 s), then every
+# other line, in order; the deadline still at 4 s
 new_marker m
-exec {fd}> >(sleep 3; exec cat >"$TMPD/late.txt")
+exec {fd}> >(sleep 1; exec cat >"$TMPD/late.txt")
 late=$!
 PREFILL=1 prefill "$fd"
-"$RUNX" -v -t 1 -k 0.5 --report="$TMPD/late.json" -- sleep "$m" \
-	2>&"$fd" >/dev/null &
+# shellcheck disable=SC2016 # $1 to $3 for the job's sh
+"$RUNX" -v -t 4 -k 0.5 --report="$TMPD/late.json" -- \
+	sh -c 'sleep 2.5; grep -qa "runx: started" "$1" && : >"$2"; exec sleep "$3"' \
+	sh "$TMPD/late.txt" "$TMPD/late.seen" "$m" 2>&"$fd" >/dev/null &
 pid=$!
 exec {fd}>&-
 wait_pid_exit "$pid" 25
 wait "$late" || true
 assert_eq "late reader of stderr, -v deadline: 124" 124 "$WAIT_STATUS"
+assert_true "late reader of stderr: the started line reached it while the job ran" \
+	test -e "$TMPD/late.seen"
 tr -d '\0' <"$TMPD/late.txt" | sed 's/pid [0-9]*/pid N/g; s/age [0-9.]*s/age As/; s/group [0-9][0-9]*/group N/' >"$TMPD/late.lines"
 cat >"$TMPD/late.expect" <<EOF
-runx: started 'sleep' as pid N (group scope, vfork launch)
-runx: deadline of 1s reached
+runx: started 'sh' as pid N (group scope, vfork launch)
+runx: deadline of 4s reached
 runx: alive at the deadline: pid N, age As: sleep $m
 runx: sending: SIGTERM to process group N (1 process)
 runx: sending: SIGCONT to process group N (1 process)
@@ -237,7 +243,7 @@ EOF
 assert_true "late reader of stderr: every line, in order ($(tr '\n' '|' <"$TMPD/late.lines"))" \
 	cmp -s "$TMPD/late.expect" "$TMPD/late.lines"
 assert_true "late reader of stderr: the first signal at the deadline ($(jq -c '.signals_sent[0]' "$TMPD/late.json" 2>&1))" \
-	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/late.json"
+	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 6' "$TMPD/late.json"
 # a report on stderr larger than the pipe (a 100 KB argument in it), and
 # the message that it could not be written after it; then a command
 # that fills the pipe (timeout(1) ends its head) before -v and the report

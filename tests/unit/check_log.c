@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -275,13 +276,23 @@ static pid_t drain_into(int fd, int wfd, const char *path)
 	return pid;
 }
 
+/* The text of runx_error("line %d of the supervisor, ...", i). */
+static const char *expect_line(int i)
+{
+	static char text[64];
+
+	snprintf(text, sizeof(text),
+		 "runx: line %d of the supervisor, of about 40 bytes\n", i);
+	return text;
+}
+
 /* While the job runs, no line waits on a stderr that takes nothing (the
  * runx before waited 5 s on the first and dropped the rest): they wait in
  * memory, 64 KiB of them, the rest counted, and go out in order at the
  * end. */
 START_TEST(lines_wait_in_memory_while_the_job_runs)
 {
-	char path[] = "/tmp/check_log.XXXXXX", expect[64], *got;
+	char path[] = "/tmp/check_log.XXXXXX", expect[128], *got, *at;
 	int fds[2], saved = dup(2), status, lines = 3000, kept = 0;
 	int tmp = mkstemp(path);
 	size_t filled, len = 0;
@@ -310,19 +321,103 @@ START_TEST(lines_wait_in_memory_while_the_job_runs)
 	ck_assert_uint_gt(len, filled);
 	for (size_t i = 0; i < filled; i++)
 		ck_assert_int_eq(got[i], 'z');
-	for (char *at = got + filled; at < got + len; kept++) {
-		snprintf(expect, sizeof(expect),
-			 "runx: line %d of the supervisor, of about 40 bytes\n",
-			 kept);
-		if (strncmp(at, expect, strlen(expect)) != 0)
+	for (at = got + filled; at < got + len; kept++) {
+		const char *want = expect_line(kept);
+
+		if (strncmp(at, want, strlen(want)) != 0)
 			break;
-		at += strlen(expect);
+		at += strlen(want);
 	}
 	ck_assert_int_gt(kept, 1000); /* 64 KiB of 55-byte lines: 1,191 */
 	ck_assert_int_lt(kept, lines);
-	snprintf(expect, sizeof(expect), "runx: %d more lines not written",
+	snprintf(expect, sizeof(expect),
+		 "runx: [%d lines not written here: no room on standard "
+		 "error]\n",
 		 lines - kept);
-	ck_assert_ptr_nonnull(strstr(got + filled, expect));
+	ck_assert_str_eq(at, expect); /* the last line */
+	free(got);
+}
+END_TEST
+
+/* Reads exactly len bytes from fd (the fill of fill_pipe()). */
+static void drain_exactly(int fd, size_t len)
+{
+	char buf[4096];
+
+	while (len > 0) {
+		ssize_t n =
+		    read(fd, buf, len < sizeof(buf) ? len : sizeof(buf));
+
+		ck_assert_int_gt(n, 0);
+		len -= (size_t)n;
+	}
+}
+
+/* Lines dropped while held was full are counted where they were, and
+ * what goes out is whole lines: output of the command's on the same pipe
+ * lands between them (the code before wrote held in 4096-byte pieces, so
+ * a line could be cut, the command's output inside it, and it counted the
+ * dropped lines at the end, after lines written later). */
+START_TEST(dropped_lines_are_counted_in_their_place)
+{
+	char path[] = "/tmp/check_log.XXXXXX", *got, *line, *save;
+	int fds[2], saved = dup(2), status, tmp = mkstemp(path), next = 0;
+	int gaps = 0, commands = 0, afters = 0;
+	size_t filled, len = 0;
+	pid_t pid;
+
+	ck_assert_int_ge(tmp, 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	filled = fill_pipe(fds[1]);
+	ck_assert_int_eq(dup2(fds[1], 2), 2);
+	runx_log_defer();
+	for (int i = 0; i < 3000; i++) /* 1,191 fit; the rest dropped */
+		runx_error("line %d of the supervisor, of about 40 bytes", i);
+	drain_exactly(fds[0], filled); /* the reader takes 64 KiB */
+	runx_log_flush(true);	       /* whole lines only */
+	ck_assert_int_eq(write(fds[1], "COMMAND\n", 8), 8); /* the job's */
+	for (int i = 0; i < 5; i++)
+		runx_error("after %d", i);
+	pid = drain_into(fds[0], fds[1], path);
+	close(fds[0]);
+	runx_log_end();
+	dup2(saved, 2);
+	close(saved);
+	close(fds[1]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	got = read_whole(tmp, &len);
+	close(tmp);
+	unlink(path);
+	ck_assert_int_eq(got[len - 1], '\n');
+	for (line = strtok_r(got, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char want[128];
+		int n = 0;
+
+		snprintf(want, sizeof(want),
+			 "runx: line %d of the supervisor, of about 40 bytes",
+			 next);
+		if (strcmp(line, want) == 0 && gaps == 0 && afters == 0) {
+			next++;
+		} else if (strcmp(line, "COMMAND") == 0) {
+			commands++;
+		} else if (sscanf(line, "runx: [%d lines not written here:",
+				  &n) == 1 &&
+			   afters == 0) {
+			ck_assert_int_eq(next + n, 3000);
+			gaps++;
+		} else {
+			snprintf(want, sizeof(want), "runx: after %d", afters);
+			ck_assert_msg(strcmp(line, want) == 0 && gaps == 1,
+				      "a line out of place: '%.80s'", line);
+			afters++;
+		}
+	}
+	ck_assert_int_gt(next, 1000);
+	ck_assert_int_eq(gaps, 1);
+	ck_assert_int_eq(commands, 1);
+	ck_assert_int_eq(afters, 5);
 	free(got);
 }
 END_TEST
@@ -355,6 +450,7 @@ START_TEST(stderr_waits_5_s_at_most_in_all)
 {
 	static char chunk[8192];
 	int fds[2], saved = dup(2), status, r[4];
+	struct timespec t0, t1;
 	pid_t pid;
 
 	ck_assert_int_eq(pipe(fds), 0);
@@ -362,8 +458,12 @@ START_TEST(stderr_waits_5_s_at_most_in_all)
 	ck_assert_int_eq(dup2(fds[1], 2), 2);
 	pid = trickle_from(fds[0], fds[1]);
 	memset(chunk, 'c', sizeof(chunk));
-	for (int i = 0; i < 4; i++) /* about 2 s each while room comes */
+	for (int i = 0; i < 4; i++) { /* about 2 s each while room comes */
+		if (i == 3)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 		r[i] = runx_write_stderr(chunk, sizeof(chunk));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	dup2(saved, 2);
 	close(saved);
 	close(fds[1]);
@@ -371,8 +471,9 @@ START_TEST(stderr_waits_5_s_at_most_in_all)
 	kill(pid, SIGKILL);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(r[0], 0);
-	ck_assert_int_eq(r[2], -EAGAIN); /* 6 s in: past the 5 s */
-	ck_assert_int_eq(r[3], -EAGAIN); /* spent: no wait at all */
+	ck_assert_int_eq(r[2], -EAGAIN);	    /* 6 s in: past the 5 s */
+	ck_assert_int_eq(r[3], -EAGAIN);	    /* spent: no wait at all */
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 2); /* not a new 5 s */
 }
 END_TEST
 
@@ -425,6 +526,7 @@ static Suite *log_suite(void)
 	tcase_add_test(line, a_long_error_keeps_its_reason);
 	tcase_add_test(line, write_stdout_reports_full_and_closed_outputs);
 	tcase_add_test(line, lines_wait_in_memory_while_the_job_runs);
+	tcase_add_test(line, dropped_lines_are_counted_in_their_place);
 	tcase_add_test(line, stderr_waits_5_s_at_most_in_all);
 	tcase_set_timeout(line, 30); /* the 5 s of the waits */
 	suite_add_tcase(s, line);
