@@ -622,7 +622,7 @@ bool runx_proc_is_own_namespace(void)
 
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 {
-	char path[64], more[2];
+	char path[64], more;
 	int fd;
 	ssize_t n;
 
@@ -630,23 +630,17 @@ int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
-	n = read(fd, buf, size);
+	n = size > 0 ? read(fd, buf, size) : 0;
 	int e = errno;
-	bool full = n == (ssize_t)size && size > 0;
-	/* more, but for the NUL that ends the last argument; or exactly
-	 * size bytes with no such NUL (a command line that changed while it
-	 * was read): the last argument may be a part of one */
-	ssize_t m = full ? read(fd, more, sizeof(more)) : 0;
-	*cut = full && (m == 2 || (m == 1 && more[0] != '\0') ||
-			(m == 0 && buf[size - 1] != '\0'));
+	if (n == (ssize_t)size && size > 0) {
+		/* a NUL last ends the last argument of size - 1 bytes, unless
+		 * more follows; else the last byte is a cut argument's */
+		*cut = buf[size - 1] != '\0' || read(fd, &more, 1) == 1;
+		if (buf[size - 1] != '\0')
+			n--;
+	}
 	close(fd);
-	if (n < 0)
-		return -e;
-	/* the NUL that ends the last argument, unless it was the one more
-	 * byte; NULs before it end empty arguments (execve(2) with "") */
-	if (n > 0 && !(full && m == 1 && more[0] == '\0') && buf[n - 1] == '\0')
-		n--;
-	return (int)n;
+	return n < 0 ? -e : (int)n;
 }
 
 uint64_t runx_proc_uptime_ticks(void)

@@ -258,14 +258,14 @@ long runx_proc_pid_max(void);
 bool runx_proc_is_own_namespace(void);
 
 /*
- * Reads /proc/PID/cmdline as it is (arguments NUL-separated) into buf, at
- * most size bytes, without the NUL that ends the last argument (NULs
- * before it end empty arguments: "a\0" is "a" and "", as is a title that
- * the process padded with NULs); *cut is true where there was more than
- * size bytes and that NUL, or size bytes with no NUL at their end (the
- * rest is left out, or the command line changed while it was read: the
- * last argument in buf may be a part of one).  Returns the length, or
- * -errno (proc(5)).
+ * Reads /proc/PID/cmdline as it is into buf: its first size - 1 bytes
+ * and the NUL after them, each argument ended by a NUL ("a\0\0" is "a"
+ * and "", "\0" is "", and a title that the process padded with NULs has
+ * empty arguments after it).  *cut is true where there was more: then
+ * the last argument may be a part of one, and has no NUL if so (the
+ * length is then size - 1).  A title rewritten with no NUL at its end
+ * (setproctitle) is read as it is, a last argument with no NUL.  Returns
+ * the length, or -errno (proc(5)).
  */
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut);
 

@@ -187,9 +187,9 @@ static void put_named_proc(struct runx_json *j,
 	runx_json_seconds_ns(j, np->age_ns);
 	runx_json_key(j, "argv");
 	runx_json_begin_array(j);
-	/* n bytes hold the arguments' NULs between them: n - 1 + 1 args
-	 * ("a\0" is "a" and "") */
-	for (size_t at = 0; np->argv_len > 0 && at <= np->argv_len;) {
+	/* each argument ends with its NUL, but a cut one or a rewritten
+	 * title ("a\0\0" is "a" and "") */
+	for (size_t at = 0; at < np->argv_len;) {
 		const char *arg = np->argv + at;
 		size_t len = strnlen(arg, np->argv_len - at);
 		runx_json_stringn(j, arg, len);

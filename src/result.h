@@ -35,8 +35,11 @@ enum runx_end_reason {
 /* One process still alive at a moment of the stop. */
 struct runx_named_proc {
 	pid_t pid;
-	int64_t age_ns;	 /* since it started, nanoseconds */
-	char argv[512];	 /* /proc/PID/cmdline: NUL-separated, truncated */
+	int64_t age_ns; /* since it started, nanoseconds */
+	/* /proc/PID/cmdline: each argument ends with a NUL, but a last one
+	 * that a cut left (argv_cut); its first 512 bytes, and the NUL after
+	 * them (runx_proc_cmdline_raw()) */
+	char argv[512 + 1];
 	size_t argv_len; /* bytes used in argv */
 	bool argv_cut;	 /* the command line had more than argv holds */
 };

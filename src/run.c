@@ -545,7 +545,8 @@ static const char *report_failure(const char *path, int err, char *buf,
 	const char *why = "";
 
 	if (err == -EAGAIN)
-		why = " (its reader took nothing for 5 s)";
+		why = " (its reader did not take all of it within the 5 s "
+		      "that runx waits for a reader)";
 	else if (err == -ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))
 		why = " (a FIFO that nobody has open for reading)";
 	snprintf(buf, size, "%s%s", strerror(-err), why);

@@ -119,9 +119,11 @@ void sup_tell_named(const struct runx_named *named, const char *when)
 {
 	for (int i = 0; i < named->n; i++) {
 		const struct runx_named_proc *np = &named->v[i];
-		char cmd[sizeof(np->argv) + 1];
+		char cmd[sizeof(np->argv)];
 		size_t len = np->argv_len;
 		memcpy(cmd, np->argv, len);
+		if (len > 0 && cmd[len - 1] == '\0')
+			len--; /* the last argument's NUL */
 		for (size_t k = 0; k < len; k++)
 			cmd[k] = cmd[k] ? cmd[k] : ' ';
 		if (np->argv_cut) /* no part of a character at the cut */

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -837,6 +837,16 @@ assert_eq "a cut inside a character: 124" 124 "$s"
 assert_match "a cut inside a character: -v keeps whole characters only" \
 	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .*($euro)+ \[command line cut at 512 bytes\]\$" \
 	"$(grep -a 'alive at the deadline: .*: sh -c' "$TMPD/utf8.err")"
+# a process whose argv is one empty string (sh exec'd by perl with argv
+# [""], reading its commands from a pipe that sleep holds open): argv
+# [""], not [] (97fbc41 dropped it with the NUL that ends it)
+new_marker m
+s=0
+# shellcheck disable=SC2016 # $1 for the inner sh
+runx -t 1 --report="$TMPD/emptyarg.json" -- sh -c 'sleep "$1" | perl -e "exec {q(/bin/sh)} q()"' sh "$m" || s=$?
+assert_eq "one empty argument: the report's argv is [\"\"]" "124 1" \
+	"$s $(jq '[.alive_at_deadline.processes[] | select(.argv == [""])] | length' "$TMPD/emptyarg.json" 2>&1)"
+assert_dead "one empty argument: dead" "$m"
 printf 'a longer old text than any report could be, to see the truncation%.0s' $(seq 100) >"$d/target"
 ln -s target "$d/link"
 runx --report="$d/link" -- true
@@ -905,7 +915,7 @@ kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 assert_eq "a FIFO whose reader reads nothing: the command's status, not a hang" 0 "$s"
 assert_match "a FIFO whose reader reads nothing: says why" \
-	"cannot write the report '.*/fifo': Resource temporarily unavailable \\(its reader took nothing for 5 s\\)\$" \
+	"cannot write the report '.*/fifo': Resource temporarily unavailable \\(its reader did not take all of it within the 5 s that runx waits for a reader\\)\$" \
 	"$(cat "$TMPD/fifo.err")"
 assert_dead "a FIFO whose reader reads nothing: the reader ended" "$hold"
 assert_eq "a FIFO: still a FIFO" fifo "$(stat -c %F "$d/fifo")"
