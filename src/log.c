@@ -187,45 +187,72 @@ static ssize_t write_chunk(int fd, bool sock, const char *buf, size_t len)
 }
 
 /*
+ * Waits until poll(2) says w has room, until_ns at most: 1 (room, or a
+ * signal: try again), 0 (the time is up), -errno of poll(2).
+ */
+static int wait_room(int w, int64_t until_ns)
+{
+	struct pollfd p = {w, POLLOUT, 0};
+	int64_t now = runx_now_ns();
+	int k = poll(&p, 1, poll_ms(until_ns > now ? until_ns - now : 0));
+
+	if (k < 0)
+		return errno == EINTR ? 1 : -errno;
+	return k > 0 || runx_now_ns() < until_ns;
+}
+
+/* False if fd is open for reading only (fcntl(2) F_GETFL). */
+static bool open_for_writing(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags < 0 || (flags & O_ACCMODE) != O_RDONLY;
+}
+
+/*
  * runx_write_until(), and in *done the bytes written (those of a call
- * that ran out of time or failed, too).
+ * that ran out of time or failed, too).  Where a write cannot wait (runx's
+ * own O_NONBLOCK description, a socket, a regular file), it is tried
+ * before poll(2): a pipe with room left in its last page takes a short
+ * line though poll(2), which counts whole pages (pipe(7)), says it is
+ * full.
  */
 static int write_until(int fd, const char *buf, size_t len, int64_t until_ns,
 		       size_t *done)
 {
 	const struct timespec pause = {0, 1000000};
 	struct stat st;
-	bool known = fstat(fd, &st) == 0;
+	bool known;
+
+	*done = 0;
+	if (!open_for_writing(fd))
+		return -EBADF; /* as write(2) says: no wait for room */
+	known = fstat(fd, &st) == 0;
 	bool sock = known && S_ISSOCK(st.st_mode);
 	int own = known && !sock ? runx_reopen_nonblocking(fd, &st) : -1;
 	int w = own >= 0 ? own : fd, r = 0;
+	bool at_once = own >= 0 || sock || (known && S_ISREG(st.st_mode));
+	bool first = at_once;
 
-	*done = 0;
 	while (*done < len && r == 0) {
-		struct pollfd p = {w, POLLOUT, 0};
-		int64_t now = runx_now_ns();
-		int64_t left = until_ns > now ? until_ns - now : 0;
-		int k = poll(&p, 1, poll_ms(left));
-
-		if (k == 0 && left <= 0)
-			r = -EAGAIN;
-		else if (k < 0 && errno != EINTR)
-			r = -errno;
-		if (k <= 0)
-			continue;
-		ssize_t n = write_chunk(w, sock, buf + *done, len - *done);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-			/* room by poll(2), none by write(2) (a terminal):
-			 * not a spin, and not past the deadline */
-			if (left <= 0)
-				r = -EAGAIN;
-			else
-				nanosleep(&pause, NULL);
-		} else if (n < 0) {
-			r = -errno;
-		} else {
-			*done += (size_t)n;
+		if (!first && (r = wait_room(w, until_ns)) <= 0) {
+			r = r == 0 ? -EAGAIN : r;
+			break;
 		}
+		r = 0;
+		ssize_t n = write_chunk(w, sock, buf + *done, len - *done);
+		/* EAGAIN after poll(2) said there was room (a terminal):
+		 * not a spin, and not past the time */
+		if (n >= 0)
+			*done += (size_t)n;
+		else if (errno != EINTR && errno != EAGAIN)
+			r = -errno;
+		else if (!first && runx_now_ns() >= until_ns)
+			r = -EAGAIN;
+		else if (!first)
+			nanosleep(&pause, NULL);
+		/* no room now: poll(2) for it; room: try the next at once */
+		first = n >= 0 && at_once;
 	}
 	if (own >= 0)
 		close(own);

@@ -116,8 +116,9 @@ static int open_stream(struct runx_relay_stream *s, int slot, int dst,
 
 /*
  * Where the command's fd slot would go without the relay: its redirect or
- * runx's own fd, or -1 if that is a descriptor that was closed when runx
- * started (the command must find it closed too).
+ * runx's own fd, or -1 (no relay for the slot: the command gets it as it
+ * is) if that is a descriptor that was closed when runx started (the
+ * command must find it closed too) or that is open for reading only.
  */
 static int destination(const struct runx_stdio *stdio, int slot)
 {
@@ -126,7 +127,13 @@ static int destination(const struct runx_stdio *stdio, int slot)
 	int fd = stdio->source[slot] >= 0 ? stdio->source[slot] : slot;
 
 	/* files runx opened are above 2: runx_stdio_guard() holds 0-2 */
-	return fd <= 2 && runx_stdio_was_closed(fd) ? -1 : fd;
+	if (fd <= 2 && runx_stdio_was_closed(fd))
+		return -1;
+	/* open for reading only (1<&0): the command gets it as it is, and
+	 * its writes fail there as without runx; a relay would write into
+	 * it through a write access of its own (/proc/self/fd) */
+	int flags = fcntl(fd, F_GETFL);
+	return flags >= 0 && (flags & O_ACCMODE) == O_RDONLY ? -1 : fd;
 }
 
 /*
@@ -152,7 +159,7 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 	r->child_end[0] = r->child_end[1] = -1;
 	for (int slot = 1; slot <= 2; slot++) {
 		if (dst[slot] < 0)
-			continue; /* closed: stays closed in the command */
+			continue; /* closed, or read-only: as it is */
 		if (slot == 2 && dst[1] >= 0 &&
 		    (dst[2] == dst[1] || same_place(dst[1], dst[2]))) {
 			/* -m, -o F -e F, >F 2>&1, a terminal: one pipe */

@@ -553,12 +553,19 @@ static const char *report_failure(const char *path, int err, char *buf,
 	return buf;
 }
 
+/* The run's end, for the report: now. */
+static void mark_end(struct runx_run *run)
+{
+	clock_gettime(CLOCK_REALTIME, &run->end);
+	run->end_ns = runx_now_ns();
+}
+
 /*
  * Writes the report of the run (--report), whose last attempt is a: the
  * top-level fields for the run as a whole (its start, its end) and its
  * last attempt, and the kept attempts.
  */
-static void report(const struct runx_run *run, struct runx_attempt *a)
+static void report(struct runx_run *run, struct runx_attempt *a)
 {
 	struct runx_result *res = &a->result;
 	const struct runx_report_attempts kept = {run->kept, run->nkept,
@@ -567,14 +574,16 @@ static void report(const struct runx_run *run, struct runx_attempt *a)
 
 	if (run->plan.report.path == NULL)
 		return;
-	clock_gettime(CLOCK_REALTIME, &res->end);
+	if (run->end_ns == 0)
+		mark_end(run);
+	res->end = run->end;
 	if (run->start_ns != 0) {
 		res->start = run->start;
 		res->start_ns = run->start_ns;
 	}
 	if (res->start.tv_sec == 0)
 		res->start = res->end;
-	res->end_ns = runx_now_ns();
+	res->end_ns = run->end_ns;
 	int r =
 	    runx_report_write(run->plan.report.path, &run->plan, res, &kept);
 	if (r < 0)
@@ -593,6 +602,7 @@ int runx_run(struct runx_run *run)
 		/* from here no line waits for room on stderr until the end */
 		runx_log_defer();
 		status = run_attempts(run);
+		mark_end(run); /* not the wait below, which is runx's */
 		runx_log_end();
 		/* a scope that could not be had is a refusal too (no attempt
 		 * counted): its one line only */

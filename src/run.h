@@ -49,6 +49,10 @@ struct runx_run {
 	struct timespec start; /* CLOCK_REALTIME when the first attempt
 				* began (its launch, if it got there) */
 	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
+	struct timespec end;   /* CLOCK_REALTIME when the last attempt's job
+				* was gone (before runx's own lines wait
+				* for room: not the job's time) */
+	int64_t end_ns;	       /* CLOCK_MONOTONIC then; 0: not yet */
 };
 
 /*

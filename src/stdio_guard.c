@@ -36,8 +36,14 @@ int runx_reopen_nonblocking(int fd, const struct stat *st)
 {
 	char path[64];
 
+	int flags = fcntl(fd, F_GETFL);
+
 	if (!S_ISFIFO(st->st_mode) && !S_ISCHR(st->st_mode)) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+		errno = flags < 0 ? errno : EBADF; /* no writing it opened */
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

@@ -27,8 +27,9 @@ bool runx_stdio_was_closed(int fd);
  * write to it returns EAGAIN rather than wait, without changing the flags
  * of the description runx shares with the command or the shell.  The
  * caller closes it.  -1 with errno: EINVAL for another kind of file,
- * those of open(2) (ENOENT: no /proc; ENXIO: a FIFO with no reader;
- * EMFILE).
+ * EBADF where fd is open for reading only (a write access the open file
+ * does not give is never opened anew), those of open(2) (ENOENT: no
+ * /proc; ENXIO: a FIFO with no reader; EMFILE).
  */
 int runx_reopen_nonblocking(int fd, const struct stat *st);
 

@@ -5,13 +5,13 @@
 . "$TESTLIB"
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
-# statuses found before the launch, 9 stderr
-# closed, 7 stderr broken, 15 stderr a full pipe nobody reads (not in a
+# statuses found before the launch, 3 stderr read-only, 9 stderr
+# closed, 7 stderr broken, 16 stderr a full pipe nobody reads (not in a
 # rerun with another backend: the waits on stderr do not depend on it,
 # and take 5 s each)
-n_full=15
+n_full=16
 ! backend_rerun || n_full=0
-plan $((2 + 8 + 4 + 3 + 1 + 4 + 9 + 7 + n_full))
+plan $((2 + 8 + 4 + 3 + 1 + 4 + 3 + 9 + 7 + n_full))
 
 # all_prefixed FILE: every line starts with "runx: " (and there is one).
 all_prefixed() {
@@ -137,6 +137,23 @@ assert_eq "broken stderr, -v leftovers: command's status 5" 5 \
 	"$(broken_status -v -k 0.5 -- sh -c "sleep 0.3; sleep $m & exit 5")"
 assert_dead "broken stderr, leftovers: dead" "$m"
 
+# --- stderr open for reading only (2<&0) ------------------------------------------------
+# runx's lines are lost (EBADF), as the command's are: runx opened
+# /proc/self/fd/2 anew for writing, which wrote its "started" line into
+# the command's own standard input (the pipe behind fd 0)
+s=0
+out=$(printf 'data1\ndata2\n' | "$RUNX" "${LAUNCH_ARGS[@]}" -v -t 20 -- sh -c 'sleep 0.3; cat' 2<&0) || s=$?
+assert_eq "stderr read-only, -v: the command's input is only its own, status 0" \
+	"0|data1 data2" "$s|${out//$'\n'/ }"
+# the relay (--idle-timeout) leaves a read-only fd 1 as it is: the command
+# cannot write there, as without runx, and its input ends (a relay held a
+# write end of it, opened anew: cat never saw its end, and -t stopped it)
+s=0
+out=$({ printf 'in\n'; sleep 0.5; } | "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=20 -t 20 -- \
+	sh -c 'echo OUT 2>/dev/null; cat | wc -c >&2' 2>&1 1<&0) || s=$?
+assert_eq "stdout read-only, --idle-timeout: the command's input ends, status 0" 0 "$s" "$out"
+assert_eq "stdout read-only, --idle-timeout: it read its 3 bytes, nothing of its own" 3 "$out"
+
 # --- stderr a full pipe nobody reads ------------------------------------------------
 # full_stderr SECS HOLD RUNX-ARGS...: runx in the background with stderr
 # a pipe into "sleep HOLD", which never reads it, and stdout discarded;
@@ -183,6 +200,10 @@ assert_eq "full stderr, -v deadline: 124, not a hang" 124 "$WAIT_STATUS"
 assert_dead "full stderr, -v deadline: dead" "$m"
 assert_true "full stderr, -v deadline: the first signal at the deadline, not after the lines' wait ($(jq -c '.signals_sent[0]' "$TMPD/fullerr.json" 2>&1))" \
 	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 4' "$TMPD/fullerr.json"
+# the run's wall_time and end_time are the job's: the 5 s that runx's
+# lines then wait are not in them (9970012's runx: 6.5 s)
+assert_true "full stderr, -v deadline: wall_time without runx's wait for room ($(jq -c '[.wall_time, .attempts[0].wall_time]' "$TMPD/fullerr.json" 2>&1))" \
+	jq -e '.wall_time < 4 and .wall_time - .attempts[0].wall_time < 1' "$TMPD/fullerr.json"
 # the pipe full before runx starts: its first line, "started", finds no
 # room.  While the job runs no line waits for room (they wait in memory):
 # the deadline's first signal at 1 s (the runx before: at 5.0 s, after

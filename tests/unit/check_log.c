@@ -2,6 +2,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,31 @@ START_TEST(dropped_lines_are_counted_in_their_place)
 }
 END_TEST
 
+/* A pipe with room left in its last page takes a short line at once,
+ * though poll(2), which counts whole pages, says it is full (the code
+ * before polled first and waited its 5 s). */
+START_TEST(a_line_goes_into_the_room_of_a_page)
+{
+	char buf[4096];
+	int fds[2], saved = dup(2), r;
+	struct pollfd p;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	(void)fill_pipe(fds[1]);
+	ck_assert_int_eq(read(fds[0], buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ck_assert_int_eq(write(fds[1], buf, 1000), 1000); /* a page begun */
+	p = (struct pollfd){fds[1], POLLOUT, 0};
+	ck_assert_int_eq(poll(&p, 1, 0), 0); /* "full" */
+	ck_assert_int_eq(dup2(fds[1], 2), 2);
+	r = runx_write_stderr("runx: a short line\n", 19);
+	dup2(saved, 2);
+	close(saved);
+	close(fds[1]);
+	close(fds[0]);
+	ck_assert_int_eq(r, 0);
+}
+END_TEST
+
 /* A child that reads 4096 bytes (a pipe's page: only a whole one makes
  * room, pipe(7)) from fd each second, to its end; its pid. */
 static pid_t trickle_from(int fd, int wfd)
@@ -528,6 +554,7 @@ static Suite *log_suite(void)
 	tcase_add_test(line, lines_wait_in_memory_while_the_job_runs);
 	tcase_add_test(line, dropped_lines_are_counted_in_their_place);
 	tcase_add_test(line, stderr_waits_5_s_at_most_in_all);
+	tcase_add_test(line, a_line_goes_into_the_room_of_a_page);
 	tcase_set_timeout(line, 30); /* the 5 s of the waits */
 	suite_add_tcase(s, line);
 	return s;
