@@ -22,6 +22,7 @@
 #include "report_file.h"
 #include "log.h"
 #include "signals.h"
+#include "utf8.h"
 
 /* Why the run ended, beyond enum runx_end_reason. */
 enum runx_report_reason {
@@ -188,10 +189,13 @@ static void put_named_proc(struct runx_json *j,
 	runx_json_key(j, "argv");
 	runx_json_begin_array(j);
 	/* each argument ends with its NUL, but a cut one or a rewritten
-	 * title ("a\0\0" is "a" and "") */
-	for (size_t at = 0; at < np->argv_len;) {
+	 * title ("a\0\0" is "a" and ""); a cut leaves no part of a UTF-8
+	 * character (which would read as U+FFFD per byte) */
+	size_t n = np->argv_cut ? runx_utf8_whole_prefix(np->argv, np->argv_len)
+				: np->argv_len;
+	for (size_t at = 0; at < n;) {
 		const char *arg = np->argv + at;
-		size_t len = strnlen(arg, np->argv_len - at);
+		size_t len = strnlen(arg, n - at);
 		runx_json_stringn(j, arg, len);
 		at += len + 1;
 	}

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -832,11 +832,16 @@ euro=$'\342\202\254'
 # (at 511)
 pad=$(head -c $(((510 - 24 - ${#m}) % 3)) /dev/zero | tr '\0' a)$(for _ in $(seq 300); do printf %s "$euro"; done)
 s=0
-runx -v -t 1 -- sh -c 'sleep "$1"; :' sh "$m" "$pad" 2>"$TMPD/utf8.err" || s=$?
+runx -v -t 1 --report="$TMPD/utf8.json" -- sh -c 'sleep "$1"; :' sh "$m" "$pad" 2>"$TMPD/utf8.err" || s=$?
 assert_eq "a cut inside a character: 124" 124 "$s"
 assert_match "a cut inside a character: -v keeps whole characters only" \
 	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .*($euro)+ \[command line cut at 512 bytes\]\$" \
 	"$(grep -a 'alive at the deadline: .*: sh -c' "$TMPD/utf8.err")"
+# and the report's argv has no U+FFFD for the bytes of the cut character
+# (71e0adc's runx ended it with one per byte)
+assert_match "a cut inside a character: the report's last argument ends with whole characters" \
+	"^true a*($euro)+\$" \
+	"$(jq -r '.alive_at_deadline.processes[] | select(.argv[0] == "sh") | "\(.argv_truncated) \(.argv[-1])"' "$TMPD/utf8.json" 2>&1)"
 # a process whose argv is one empty string (sh exec'd by perl with argv
 # [""], reading its commands from a pipe that sleep holds open): argv
 # [""], not [] (97fbc41 dropped it with the NUL that ends it)
