@@ -287,26 +287,34 @@ static const char *expect_line(int i)
 	return text;
 }
 
-/* While the job runs, no line waits on a stderr that takes nothing (the
- * runx before waited 5 s on the first and dropped the rest): they wait in
- * memory, 64 KiB of them, the rest counted, and go out in order at the
- * end. */
-START_TEST(lines_wait_in_memory_while_the_job_runs)
+/* Fills a new pipe (fds) and puts it on fd 2 (saved in *saved), then,
+ * deferring, logs 3000 lines of about 55 bytes: 1,191 fit in 64 KiB.
+ * Returns the bytes of the fill. */
+static size_t overflow_full_pipe(int fds[2], int *saved)
 {
-	char path[] = "/tmp/check_log.XXXXXX", expect[128], *got, *at;
-	int fds[2], saved = dup(2), status, lines = 3000, kept = 0;
-	int tmp = mkstemp(path);
-	size_t filled, len = 0;
-	pid_t pid;
+	size_t filled;
 
-	ck_assert_int_ge(tmp, 0);
+	*saved = dup(2);
+	ck_assert_int_ge(*saved, 0);
 	ck_assert_int_eq(pipe(fds), 0);
 	filled = fill_pipe(fds[1]);
 	ck_assert_int_eq(dup2(fds[1], 2), 2);
 	runx_log_defer();
-	for (int i = 0; i < lines; i++)
+	for (int i = 0; i < 3000; i++)
 		runx_error("line %d of the supervisor, of about 40 bytes", i);
-	ck_assert_int_eq(runx_log_poll_fd(), 2);
+	return filled;
+}
+
+/* Ends the deferring with a reader that takes all, puts fd 2 back and
+ * returns all that the pipe carried (*len bytes; the caller frees it). */
+static char *end_and_read(int fds[2], int saved, size_t *len)
+{
+	char path[] = "/tmp/check_log.XXXXXX";
+	int tmp = mkstemp(path), status;
+	pid_t pid;
+	char *got;
+
+	ck_assert_int_ge(tmp, 0);
 	pid = drain_into(fds[0], fds[1], path);
 	close(fds[0]);
 	runx_log_end();
@@ -316,9 +324,24 @@ START_TEST(lines_wait_in_memory_while_the_job_runs)
 	close(fds[1]);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(status, 0);
-	got = read_whole(tmp, &len);
+	got = read_whole(tmp, len);
 	close(tmp);
 	unlink(path);
+	return got;
+}
+
+/* While the job runs, no line waits on a stderr that takes nothing (the
+ * runx before waited 5 s on the first and dropped the rest): they wait in
+ * memory, 64 KiB of them, the rest counted, and go out in order at the
+ * end. */
+START_TEST(lines_wait_in_memory_while_the_job_runs)
+{
+	char expect[128], *got, *at;
+	int fds[2], saved, lines = 3000, kept = 0;
+	size_t filled = overflow_full_pipe(fds, &saved), len = 0;
+
+	ck_assert_int_eq(runx_log_poll_fd(), 2);
+	got = end_and_read(fds, saved, &len);
 	ck_assert_uint_gt(len, filled);
 	for (size_t i = 0; i < filled; i++)
 		ck_assert_int_eq(got[i], 'z');
@@ -361,35 +384,16 @@ static void drain_exactly(int fd, size_t len)
  * dropped lines at the end, after lines written later). */
 START_TEST(dropped_lines_are_counted_in_their_place)
 {
-	char path[] = "/tmp/check_log.XXXXXX", *got, *line, *save;
-	int fds[2], saved = dup(2), status, tmp = mkstemp(path), next = 0;
-	int gaps = 0, commands = 0, afters = 0;
-	size_t filled, len = 0;
-	pid_t pid;
+	char *got, *line, *save;
+	int fds[2], saved, next = 0, gaps = 0, commands = 0, afters = 0;
+	size_t filled = overflow_full_pipe(fds, &saved), len = 0;
 
-	ck_assert_int_ge(tmp, 0);
-	ck_assert_int_eq(pipe(fds), 0);
-	filled = fill_pipe(fds[1]);
-	ck_assert_int_eq(dup2(fds[1], 2), 2);
-	runx_log_defer();
-	for (int i = 0; i < 3000; i++) /* 1,191 fit; the rest dropped */
-		runx_error("line %d of the supervisor, of about 40 bytes", i);
 	drain_exactly(fds[0], filled); /* the reader takes 64 KiB */
 	runx_log_flush(true);	       /* whole lines only */
 	ck_assert_int_eq(write(fds[1], "COMMAND\n", 8), 8); /* the job's */
 	for (int i = 0; i < 5; i++)
 		runx_error("after %d", i);
-	pid = drain_into(fds[0], fds[1], path);
-	close(fds[0]);
-	runx_log_end();
-	dup2(saved, 2);
-	close(saved);
-	close(fds[1]);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(status, 0);
-	got = read_whole(tmp, &len);
-	close(tmp);
-	unlink(path);
+	got = end_and_read(fds, saved, &len);
 	ck_assert_int_eq(got[len - 1], '\n');
 	for (line = strtok_r(got, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
