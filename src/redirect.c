@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -18,6 +19,8 @@
 
 static sigjmp_buf open_jump;		  /* where on_stop() ends an open(2) */
 static volatile sig_atomic_t open_signal; /* the signal that ended it */
+static volatile sig_atomic_t foreign_alarm; /* a SIGALRM not the timer's */
+static sigset_t open_caught; /* the stop signals caught meanwhile */
 
 /* A stop signal while open_stoppable() waits: back to its sigsetjmp(3),
  * which restores the signal mask it saved (every signal blocked). */
@@ -25,6 +28,41 @@ static void on_stop(int sig)
 {
 	open_signal = sig;
 	siglongjmp(open_jump, 1);
+}
+
+/* SIGALRM while open_stoppable() waits: from its timer (SI_TIMER, its
+ * value open_jump's address), the total deadline; a stop signal where
+ * the stop signals hold it; else one for the command, noted and raised
+ * again afterwards (the open(2) it interrupted is made again). */
+static void on_alarm(int sig, siginfo_t *si, void *context)
+{
+	(void)context;
+	if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &open_jump)
+		on_stop(-1);
+	else if (sigismember(&open_caught, sig) == 1)
+		on_stop(sig);
+	foreign_alarm = 1;
+}
+
+/*
+ * A timer that sends SIGALRM (caught by on_alarm()) at until_ns of
+ * CLOCK_MONOTONIC, into *timer: true if armed (timer_create(2),
+ * timer_settime(2) with TIMER_ABSTIME); the caller deletes it.
+ */
+static bool arm_deadline(int64_t until_ns, timer_t *timer)
+{
+	struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL,
+			      .sigev_signo = SIGALRM,
+			      .sigev_value.sival_ptr = &open_jump};
+	struct itimerspec at = {.it_value = {(time_t)(until_ns / 1000000000),
+					     (long)(until_ns % 1000000000)}};
+
+	if (timer_create(CLOCK_MONOTONIC, &ev, timer) < 0)
+		return false;
+	if (timer_settime(*timer, TIMER_ABSTIME, &at, NULL) == 0)
+		return true;
+	timer_delete(*timer);
+	return false;
 }
 
 /* The lowest fd that is not open, which open(2) returns next (runx has
@@ -57,33 +95,75 @@ static void catch_stop(const sigset_t *stop, struct sigaction *old,
 }
 
 /*
+ * While a FIFO's open waits, with a total deadline (until_ns > 0): on_alarm()
+ * on SIGALRM (its old action into *old) and a timer for until_ns; false
+ * where either cannot be had (the wait is then not bounded).
+ */
+static bool catch_alarm(int64_t until_ns, timer_t *timer, struct sigaction *old)
+{
+	struct sigaction on = {.sa_sigaction = on_alarm,
+			       .sa_flags = SA_SIGINFO};
+
+	foreign_alarm = 0;
+	if (until_ns <= 0 || sigaction(SIGALRM, NULL, old) < 0)
+		return false;
+	sigfillset(&on.sa_mask);
+	if (sigaction(SIGALRM, &on, NULL) < 0)
+		return false;
+	if (arm_deadline(until_ns, timer))
+		return true;
+	sigaction(SIGALRM, old, NULL);
+	return false;
+}
+
+/* Undoes catch_alarm(); a SIGALRM for the command that came meanwhile is
+ * raised again, pending (blocked) until it is forwarded. */
+static void release_alarm(timer_t timer, const struct sigaction *old)
+{
+	timer_delete(timer);
+	sigaction(SIGALRM, old, NULL);
+	if (foreign_alarm)
+		raise(SIGALRM);
+}
+
+/*
  * open(2) of path with flags and mode 0666.  A FIFO's waits until its
  * other end is opened (fifo(7)), maybe for good: the signals of stop that
  * are not ignored are caught meanwhile, so a stop signal (Ctrl-C) ends
- * the wait; the others stay blocked, pending for the command, as runx
- * keeps every signal from the start (signals.h).  Any other file is
- * opened as it is (a stop signal waits for the command).  The fd (the
- * caller's), or -1 with errno; EINTR: *sig is the stop signal (also when
- * it came as open(2) returned: that fd, the lowest that was free, is
+ * the wait, and so does the run's total deadline, until_ns of
+ * CLOCK_MONOTONIC (0: none; a POSIX timer's SIGALRM); the others stay
+ * blocked, pending for the command, as runx keeps every signal from the
+ * start (signals.h).  Any other file is opened as it is (a stop signal
+ * waits for the command).  The fd (the caller's), or -1 with errno;
+ * EINTR: *sig is the stop signal, or -1 for the deadline (also when it
+ * came as open(2) returned: that fd, the lowest that was free, is
  * closed).  Uses sigsetjmp(3): one call at a time.
  */
 static int open_stoppable(const char *path, int flags, const sigset_t *stop,
-			  int *sig)
+			  int64_t until_ns, int *sig)
 {
-	struct sigaction old[NSIG];
+	struct sigaction old[NSIG], alarm_old;
 	struct stat fifo, got;
 	sigset_t caught, mask;
 	volatile int fd = -1, e = 0;
+	timer_t timer;
 
 	if (stat(path, &fifo) < 0 || !S_ISFIFO(fifo.st_mode))
 		return open(path, flags, 0666);
 	int next = lowest_free_fd();
 	catch_stop(stop, old, &caught);
+	open_caught = caught;
+	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
+	if (timed && sigismember(&open_caught, SIGALRM) == 1)
+		alarm_old = old[SIGALRM]; /* a stop signal too: as it was */
+	if (timed)
+		sigaddset(&caught, SIGALRM);
 	sigprocmask(SIG_SETMASK, NULL, &mask);
 	open_signal = 0;
 	if (sigsetjmp(open_jump, 1) == 0) {
 		sigprocmask(SIG_UNBLOCK, &caught, NULL);
-		fd = open(path, flags, 0666);
+		while ((fd = open(path, flags, 0666)) < 0 && errno == EINTR)
+			; /* a SIGALRM for the command */
 		e = errno;
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 	} else {
@@ -94,8 +174,10 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 			fd = next; /* open(2) returned, fd was not set yet */
 	}
 	for (int n = 1; n < NSIG; n++)
-		if (sigismember(&caught, n) == 1)
+		if (sigismember(&open_caught, n) == 1)
 			sigaction(n, &old[n], NULL);
+	if (timed)
+		release_alarm(timer, &alarm_old);
 	if (open_signal != 0 && fd >= 0)
 		close(fd);
 	errno = e;
@@ -114,18 +196,26 @@ static int open_file(const char *path, int flags, struct runx_stdio *s,
 
 	flags |= O_CLOEXEC | O_NOCTTY;
 	if (flags & O_CREAT) {
-		fd = open_stoppable(path, flags | O_EXCL, s->stop, &s->stopped);
+		fd = open_stoppable(path, flags | O_EXCL, s->stop, s->until_ns,
+				    &s->stopped);
 		s->created[slot] = fd >= 0;
 	}
 	if (fd < 0 && (!(flags & O_CREAT) || errno == EEXIST))
-		fd = open_stoppable(path, flags, s->stop, &s->stopped);
+		fd = open_stoppable(path, flags, s->stop, s->until_ns,
+				    &s->stopped);
 
 	if (fd < 0) {
 		int e = errno;
 		char quoted[RUNX_QUOTE_SIZE], name[32];
 
 		runx_quote(path, quoted, sizeof(quoted));
-		if (s->stopped > 0)
+		if (s->stopped < 0)
+			snprintf(err, errsize,
+				 "total deadline of the run reached while "
+				 "opening '%s' (a FIFO waits for its other "
+				 "end); nothing was started",
+				 quoted);
+		else if (s->stopped > 0)
 			snprintf(
 			    err, errsize,
 			    "received %s while opening '%s' (a FIFO waits "
@@ -153,12 +243,14 @@ static bool same_file(const char *path, int fd)
 }
 
 int runx_stdio_open(const struct runx_redirects *want, const sigset_t *stop,
-		    struct runx_stdio *s, char *err, size_t errsize)
+		    int64_t until_ns, struct runx_stdio *s, char *err,
+		    size_t errsize)
 {
 	int wflags = O_WRONLY | O_CREAT | (want->append ? O_APPEND : 0);
 	int r = 0;
 
 	s->stop = stop;
+	s->until_ns = until_ns;
 	s->stopped = 0;
 	for (int i = 0; i < 3; i++) {
 		s->source[i] = -1;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The redirects asked for (-i, -o, -e, -a, -m); NULL paths: none. */
 struct runx_redirects {
@@ -35,7 +36,9 @@ struct runx_stdio {
 	const char *path[3]; /* the plan's, for runx_stdio_discard() */
 	bool committed;
 	const sigset_t *stop; /* runx_stdio_open()'s stop signals */
-	int stopped; /* the stop signal that ended an open's wait, or 0 */
+	int64_t until_ns;     /* and its total deadline; 0: none */
+	int stopped; /* the stop signal that ended an open's wait, -1 for
+		      * the total deadline, or 0 */
 };
 
 /*
@@ -49,12 +52,15 @@ struct runx_stdio {
  * file description; -m points stderr at stdout.  An open(2) that waits
  * (a FIFO until its other end is opened, fifo(7)) ends when one of the
  * signals of stop comes (not one runx inherited as ignored): -EINTR, with
- * that signal in s->stopped.  Returns 0, or -errno with a one-line
- * message naming the file in err (nothing is left open or made then).
- * The paths of want and stop must live as long as s.
+ * that signal in s->stopped; or when until_ns of CLOCK_MONOTONIC passes
+ * (the run's total deadline; 0: none; a POSIX timer's SIGALRM, timer_create(2),
+ * while the open waits): -EINTR, with -1 in s->stopped.  Returns 0, or -errno
+ * with a one-line message naming the file in err (nothing is left open or made
+ * then). The paths of want and stop must live as long as s.
  */
 int runx_stdio_open(const struct runx_redirects *want, const sigset_t *stop,
-		    struct runx_stdio *s, char *err, size_t errsize);
+		    int64_t until_ns, struct runx_stdio *s, char *err,
+		    size_t errsize);
 
 /*
  * The point of no return: truncates the output files opened without -a

@@ -174,8 +174,24 @@ static int stopped_before(struct runx_run *run, int sig, const char *why)
 	return res->exit_status = 128 + sig;
 }
 
-/* What lives across attempts; 0, 125 (recorded in the attempt), or
- * 128+N for stop signal N (stopped_before()). */
+/*
+ * The run's total deadline passed before anything started (a FIFO
+ * redirect's open waited for its other end): says so (why), and records
+ * a timeout of the run, as in the wait between attempts.  124.
+ */
+static int total_before(struct runx_run *run, const char *why)
+{
+	struct runx_result *res = &run->attempt.result;
+
+	runx_verbose("%s", why);
+	res->reason = RUNX_END_TIMEOUT;
+	res->total_timeout = true;
+	return res->exit_status = 124;
+}
+
+/* What lives across attempts; 0, 125 (recorded in the attempt), 124 for
+ * the total deadline (total_before()), or 128+N for stop signal N
+ * (stopped_before()). */
 static int acquire(struct runx_run *run)
 {
 	struct runx_attempt *a = &run->attempt;
@@ -183,10 +199,17 @@ static int acquire(struct runx_run *run)
 	char err[PATH_MAX + 256];
 	int r;
 
+	/* the run's total deadline starts here: a FIFO's wait is in it */
+	if (p->total_ns != RUNX_DURATION_INF)
+		run->sup.total_at = runx_now_ns() + p->total_ns;
 	if (runx_stdio_open(&run->plan.redirects, &run->plan.stop.stop_signals,
+			    p->total_ns != RUNX_DURATION_INF ? run->sup.total_at
+							     : 0,
 			    &run->stdio, err, sizeof(err)) < 0)
 		return run->stdio.stopped > 0
 			   ? stopped_before(run, run->stdio.stopped, err)
+		       : run->stdio.stopped < 0
+			   ? total_before(run, err)
 			   : runx_attempt_fail(a, "%s", err);
 	if ((r = runx_supervisor_open(&run->sup, &run->plan)) < 0)
 		return runx_attempt_fail(a, "cannot set up the supervisor: %s",
@@ -201,8 +224,6 @@ static int acquire(struct runx_run *run)
 		return runx_attempt_fail(a, "cannot build the environment: %s",
 					 strerror(ENOMEM));
 	note_stdin(run);
-	if (p->total_ns != RUNX_DURATION_INF)
-		run->sup.total_at = runx_now_ns() + p->total_ns;
 	return 0;
 }
 

@@ -9,7 +9,7 @@ D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
 # redirects, 6 x 2 commands that cannot run, 8 FIFOs
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 9))
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 9 + 4))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -179,6 +179,29 @@ assert_eq "-i FIFO with no writer, SIGTERM: the report has runx_signal, and no c
 	"$(jq -c '{reason, runx_signal, exit_status, exit_code, signal, attempt_count}' "$D/fifo.json" 2>&1)"
 fifo_stop -e TERM
 assert_eq "-e FIFO with no reader, SIGTERM: 143" 143 "$ST"
+# --total-timeout bounds the wait too ("attempts and waits included"):
+# 124, nothing started, the report's reason (97fbc41's runx waited for
+# good); a SIGALRM from elsewhere meanwhile (the timer's is SIGALRM too)
+# does not end the wait, and reaches the command once it runs
+rm -f "$D/fifo.started" "$D/fifo.json"
+runx_bg -v --total-timeout=1 --report="$D/fifo.json" -o "$D/fifo" -- \
+	sh -c ": >'$D/fifo.started'" 2>"$D/fifo.err"
+wait_pid_exit "$RUNX_PID" 30
+assert_eq "-o FIFO with no reader, --total-timeout=1: 124" 124 "$WAIT_STATUS" "$(cat "$D/fifo.err")"
+assert_false "-o FIFO with no reader, --total-timeout=1: the command did not start" test -e "$D/fifo.started"
+assert_eq "-o FIFO with no reader, --total-timeout=1: the report and -v say why" \
+	'{"reason":"total_timeout","exit_status":124,"attempt_count":0} 1' \
+	"$(jq -c '{reason, exit_status, attempt_count}' "$D/fifo.json" 2>&1) $(grep -c "^runx: total deadline of the run reached while opening '.*/fifo' (a FIFO waits for its other end); nothing was started\$" "$D/fifo.err")"
+runx_bg --total-timeout=20 -i "$D/fifo" -- sleep 5 2>/dev/null
+for ((i = 0; i < 400; i++)); do
+	grep -q partner "/proc/$RUNX_PID/wchan" 2>/dev/null && break
+	sleep 0.05
+done
+kill -ALRM "$RUNX_PID"
+sleep 0.3
+: >"$D/fifo" # the writer: the open goes on, the command runs
+wait_pid_exit "$RUNX_PID" 30
+assert_eq "-i FIFO, SIGALRM from elsewhere during the timed wait: the command ran and died by it (142; 124 or 0 if it ended the wait or was lost)" 142 "$WAIT_STATUS"
 # a reader that comes: the command's output goes through it
 (sleep 0.5 && cat "$D/fifo" >"$D/fifo.out") &
 reader=$!

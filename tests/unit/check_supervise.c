@@ -154,7 +154,7 @@ static void run_attempt(const char *const *words, const char *const *mode)
 	ck_assert_msg(runx_plan_make(&opts, NULL, &plan, err, sizeof(err)) == 0,
 		      "plan: %s", err);
 	ck_assert_msg(runx_stdio_open(&plan.redirects, &plan.stop.stop_signals,
-				      &stdio, err, sizeof(err)) == 0,
+				      0, &stdio, err, sizeof(err)) == 0,
 		      "stdio: %s", err);
 	ck_assert_int_eq(runx_supervisor_open(&sup, &plan), 0);
 	const struct runx_attempt_env env = {&plan, &stdio, &sup, &orig_mask,
