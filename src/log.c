@@ -4,7 +4,6 @@
 #include "log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -201,14 +200,6 @@ static int wait_room(int w, int64_t until_ns)
 	return k > 0 || runx_now_ns() < until_ns;
 }
 
-/* False if fd is open for reading only (fcntl(2) F_GETFL). */
-static bool open_for_writing(int fd)
-{
-	int flags = fcntl(fd, F_GETFL);
-
-	return flags < 0 || (flags & O_ACCMODE) != O_RDONLY;
-}
-
 /*
  * runx_write_until(), and in *done the bytes written (those of a call
  * that ran out of time or failed, too).  Where a write cannot wait (runx's
@@ -225,7 +216,7 @@ static int write_until(int fd, const char *buf, size_t len, int64_t until_ns,
 	bool known;
 
 	*done = 0;
-	if (!open_for_writing(fd))
+	if (runx_fd_read_only(fd))
 		return -EBADF; /* as write(2) says: no wait for room */
 	known = fstat(fd, &st) == 0;
 	bool sock = known && S_ISSOCK(st.st_mode);

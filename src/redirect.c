@@ -154,8 +154,6 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	catch_stop(stop, old, &caught);
 	open_caught = caught;
 	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
-	if (timed && sigismember(&open_caught, SIGALRM) == 1)
-		alarm_old = old[SIGALRM]; /* a stop signal too: as it was */
 	if (timed)
 		sigaddset(&caught, SIGALRM);
 	sigprocmask(SIG_SETMASK, NULL, &mask);
@@ -173,11 +171,13 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 		    got.st_dev == fifo.st_dev && got.st_ino == fifo.st_ino)
 			fd = next; /* open(2) returned, fd was not set yet */
 	}
+	/* the alarm first: where SIGALRM is a stop signal too, its action
+	 * before catch_stop() is old[SIGALRM], put back last */
+	if (timed)
+		release_alarm(timer, &alarm_old);
 	for (int n = 1; n < NSIG; n++)
 		if (sigismember(&open_caught, n) == 1)
 			sigaction(n, &old[n], NULL);
-	if (timed)
-		release_alarm(timer, &alarm_old);
 	if (open_signal != 0 && fd >= 0)
 		close(fd);
 	errno = e;

@@ -132,8 +132,7 @@ static int destination(const struct runx_stdio *stdio, int slot)
 	/* open for reading only (1<&0): the command gets it as it is, and
 	 * its writes fail there as without runx; a relay would write into
 	 * it through a write access of its own (/proc/self/fd) */
-	int flags = fcntl(fd, F_GETFL);
-	return flags >= 0 && (flags & O_ACCMODE) == O_RDONLY ? -1 : fd;
+	return runx_fd_read_only(fd) ? -1 : fd;
 }
 
 /*

@@ -32,18 +32,23 @@ bool runx_stdio_was_closed(int fd)
 	return flags < 0 || (flags & FD_CLOEXEC) != 0;
 }
 
+bool runx_fd_read_only(int fd)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	return flags >= 0 && (flags & O_ACCMODE) == O_RDONLY;
+}
+
 int runx_reopen_nonblocking(int fd, const struct stat *st)
 {
 	char path[64];
-
-	int flags = fcntl(fd, F_GETFL);
 
 	if (!S_ISFIFO(st->st_mode) && !S_ISCHR(st->st_mode)) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
-		errno = flags < 0 ? errno : EBADF; /* no writing it opened */
+	if (runx_fd_read_only(fd)) {
+		errno = EBADF; /* no write access that it was opened with */
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

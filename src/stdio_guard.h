@@ -21,6 +21,13 @@ int runx_stdio_guard(void);
 bool runx_stdio_was_closed(int fd);
 
 /*
+ * True if fd is open for reading only (fcntl(2) F_GETFL, O_ACCMODE); false
+ * where it is open for writing too, or where fcntl(2) fails (a write then
+ * says why).  No errors.
+ */
+bool runx_fd_read_only(int fd);
+
+/*
  * A file description of runx's own, O_WRONLY | O_NONBLOCK | O_NOCTTY |
  * O_CLOEXEC, of the FIFO (pipe) or character device (terminal) that fd
  * is, st its fstat(2): /proc/self/fd/N opened again (proc(5)), so that a
