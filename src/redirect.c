@@ -76,9 +76,12 @@ static int lowest_free_fd(void)
 	return fd;
 }
 
-/* Installs on_stop() for each signal of stop not ignored (SIG_IGN, as
- * runx inherited it), each one's old action into old[]; those into
- * caught. */
+/* Installs on_stop() for each signal of stop, each one's old action into
+ * old[]; those into caught.  One ignored when runx started (SIG_IGN: a
+ * background job of a script has SIGINT so) is caught too, as a stop
+ * signal is in every other phase of the run (supervise.c, between.c):
+ * left ignored and blocked, it stayed pending through the wait, and the
+ * command it was sent to prevent started, only to be stopped at once. */
 static void catch_stop(const sigset_t *stop, struct sigaction *old,
 		       sigset_t *caught)
 {
@@ -89,7 +92,6 @@ static void catch_stop(const sigset_t *stop, struct sigaction *old,
 	for (int n = 1; n < NSIG; n++)
 		if (sigismember(stop, n) == 1 &&
 		    sigaction(n, NULL, &old[n]) == 0 &&
-		    old[n].sa_handler != SIG_IGN &&
 		    sigaction(n, &on, NULL) == 0)
 			sigaddset(caught, n);
 }
@@ -127,9 +129,27 @@ static void release_alarm(timer_t timer, const struct sigaction *old)
 }
 
 /*
+ * A signal of stop (SIGALRM aside: on_alarm()'s) that came after open(2)
+ * returned and before the mask was put back, pending now: taken
+ * (sigtimedwait(2) with no wait), or 0 if none.  Left pending, it would
+ * start a stop as soon as the command started, or be discarded where its
+ * action goes back to SIG_IGN (sigaction(2): POSIX discards a pending
+ * signal whose action is set to SIG_IGN).
+ */
+static int late_stop(const sigset_t *stop)
+{
+	static const struct timespec now = {0, 0};
+	sigset_t set = *stop;
+
+	sigdelset(&set, SIGALRM);
+	int sig = sigtimedwait(&set, NULL, &now);
+	return sig > 0 ? sig : 0;
+}
+
+/*
  * open(2) of path with flags and mode 0666.  A FIFO's waits until its
- * other end is opened (fifo(7)), maybe for good: the signals of stop that
- * are not ignored are caught meanwhile, so a stop signal (Ctrl-C) ends
+ * other end is opened (fifo(7)), maybe for good: the signals of stop are
+ * caught meanwhile (catch_stop()), so a stop signal (Ctrl-C) ends
  * the wait, and so does the run's total deadline, until_ns of
  * CLOCK_MONOTONIC (0: none; a POSIX timer's SIGALRM); the others stay
  * blocked, pending for the command, as runx keeps every signal from the
@@ -164,6 +184,10 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 			; /* a SIGALRM for the command */
 		e = errno;
 		sigprocmask(SIG_SETMASK, &mask, NULL);
+		if ((open_signal = late_stop(&open_caught)) != 0) {
+			*sig = open_signal;
+			e = EINTR;
+		}
 	} else {
 		*sig = open_signal;
 		e = EINTR;

@@ -9,7 +9,7 @@ D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
 # redirects, 6 x 2 commands that cannot run, 8 FIFOs
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 9 + 4))
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 13 + 4))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -179,6 +179,45 @@ assert_eq "-i FIFO with no writer, SIGTERM: the report has runx_signal, and no c
 	"$(jq -c '{reason, runx_signal, exit_status, exit_code, signal, attempt_count}' "$D/fifo.json" 2>&1)"
 fifo_stop -e TERM
 assert_eq "-e FIFO with no reader, SIGTERM: 143" 143 "$ST"
+# SIGINT ignored when runx started (a script's background job has it so):
+# a stop signal all the same, as in an attempt and in the wait between
+# attempts.  The runx before left it pending through the wait: once the
+# FIFO had a reader, it started the command and stopped it at once.  A
+# reader that opens for reading and writing never waits, and lets that
+# runx go on (nothing waits for good here).
+rm -f "$D/fifo.started"
+(
+	trap '' INT
+	exec "$RUNX" "${LAUNCH_ARGS[@]}" -o "$D/fifo" -- sh -c ": >'$D/fifo.started'"
+) 2>"$D/fifo.err" &
+pid=$!
+for ((i = 0; i < 400; i++)); do
+	grep -q partner "/proc/$pid/wchan" 2>/dev/null && break
+	sleep 0.05
+done
+kill -INT "$pid"
+for ((i = 0; i < 40; i++)); do
+	grep -q partner "/proc/$pid/wchan" 2>/dev/null || break
+	sleep 0.05
+done
+exec 7<>"$D/fifo"
+wait_pid_exit "$pid" 30
+exec 7<&-
+assert_eq "-o FIFO, SIGINT ignored when runx started: a stop all the same, 130" 130 "$WAIT_STATUS" "$(cat "$D/fifo.err")"
+assert_false "-o FIFO, SIGINT ignored when runx started: the command did not start" test -e "$D/fifo.started"
+# ... and the command still starts with it ignored once the FIFO opens
+# (the wait caught it meanwhile; bit 2 of SigIgn is SIGINT)
+(
+	trap '' INT
+	exec "$RUNX" "${LAUNCH_ARGS[@]}" -o "$D/fifo" -- sh -c "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status >'$D/fifo.ign'"
+) 2>"$D/fifo.err" &
+pid=$!
+exec 7<>"$D/fifo"
+wait_pid_exit "$pid" 30
+exec 7<&-
+assert_eq "-o FIFO, SIGINT ignored when runx started: runx exits 0" 0 "$WAIT_STATUS" "$(cat "$D/fifo.err")"
+assert_eq "-o FIFO, SIGINT ignored when runx started: the command has it ignored" 2 \
+	"$(( 0x$(cat "$D/fifo.ign" 2>/dev/null || echo 0) & 2 ))"
 # --total-timeout bounds the wait too ("attempts and waits included"):
 # 124, nothing started, the report's reason (97fbc41's runx waited for
 # good); a SIGALRM from elsewhere meanwhile (the timer's is SIGALRM too)
