@@ -200,8 +200,10 @@ static int acquire(struct runx_run *run)
 	int r;
 
 	/* the run's total deadline starts here: a FIFO's wait is in it */
+	run->begun_ns = runx_now_ns();
+	clock_gettime(CLOCK_REALTIME, &run->begun);
 	if (p->total_ns != RUNX_DURATION_INF)
-		run->sup.total_at = runx_now_ns() + p->total_ns;
+		run->sup.total_at = run->begun_ns + p->total_ns;
 	if (runx_stdio_open(&run->plan.redirects, &run->plan.stop.stop_signals,
 			    p->total_ns != RUNX_DURATION_INF ? run->sup.total_at
 							     : 0,
@@ -601,6 +603,9 @@ static void report(struct runx_run *run, struct runx_attempt *a)
 	if (run->start_ns != 0) {
 		res->start = run->start;
 		res->start_ns = run->start_ns;
+	} else if (run->begun_ns != 0) { /* no attempt: a FIFO's wait */
+		res->start = run->begun;
+		res->start_ns = run->begun_ns;
 	}
 	if (res->start.tv_sec == 0)
 		res->start = res->end;

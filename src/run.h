@@ -49,6 +49,10 @@ struct runx_run {
 	struct timespec start; /* CLOCK_REALTIME when the first attempt
 				* began (its launch, if it got there) */
 	int64_t start_ns;      /* CLOCK_MONOTONIC then; 0: none */
+	struct timespec begun; /* CLOCK_REALTIME when runx began to open
+				* the redirects: the run's start where no
+				* attempt began (a FIFO's wait stopped) */
+	int64_t begun_ns;      /* CLOCK_MONOTONIC then; 0: not yet */
 	struct timespec end;   /* CLOCK_REALTIME when the last attempt's job
 				* was gone (before runx's own lines wait
 				* for room: not the job's time) */

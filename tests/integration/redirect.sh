@@ -9,7 +9,7 @@ D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
 # redirects, 6 x 2 commands that cannot run, 8 FIFOs
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 13 + 4))
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 14 + 4))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -231,6 +231,11 @@ assert_false "-o FIFO with no reader, --total-timeout=1: the command did not sta
 assert_eq "-o FIFO with no reader, --total-timeout=1: the report and -v say why" \
 	'{"reason":"total_timeout","exit_status":124,"attempt_count":0} 1' \
 	"$(jq -c '{reason, exit_status, attempt_count}' "$D/fifo.json" 2>&1) $(grep -c "^runx: total deadline of the run reached while opening '.*/fifo' (a FIFO waits for its other end); nothing was started\$" "$D/fifo.err")"
+# the wait is the run's time: wall_time from when runx began to open the
+# redirects, at least the 1 s deadline (765c317's runx: 0, start_time
+# equal to end_time, for no command started)
+assert_eq "-o FIFO with no reader, --total-timeout=1: the wait is in wall_time, start_time before end_time" \
+	"true true" "$(jq -r '"\(.wall_time >= 1) \(.start_time < .end_time)"' "$D/fifo.json" 2>&1)"
 runx_bg --total-timeout=20 -i "$D/fifo" -- sleep 5 2>/dev/null
 for ((i = 0; i < 400; i++)); do
 	grep -q partner "/proc/$RUNX_PID/wchan" 2>/dev/null && break
