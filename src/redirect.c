@@ -129,21 +129,41 @@ static void release_alarm(timer_t timer, const struct sigaction *old)
 }
 
 /*
- * A signal of stop (SIGALRM aside: on_alarm()'s) that came after open(2)
- * returned and before the mask was put back, pending now: taken
- * (sigtimedwait(2) with no wait), or 0 if none.  Left pending, it would
- * start a stop as soon as the command started, or be discarded where its
- * action goes back to SIG_IGN (sigaction(2): POSIX discards a pending
- * signal whose action is set to SIG_IGN).
+ * What came once the open's mask was put back (the stop signals blocked
+ * again) and is pending now, taken with sigtimedwait(2) and no wait: the
+ * first signal of stop, returned (0 if none).  The timer's own SIGALRM
+ * (timed: until_ns's; a deleted timer may leave it pending) is dropped,
+ * as the open did not wait for it; one from elsewhere that is no stop
+ * signal is raised again, pending for the command.  Left pending, a stop
+ * signal would start a stop as soon as the command started, or be
+ * discarded where its action goes back to SIG_IGN (POSIX discards a
+ * pending signal whose action is set to SIG_IGN).  Called right before
+ * the actions are put back: one that comes during those sigaction(2)
+ * calls (microseconds) may still be, where it was ignored when runx
+ * started; runx must put SIG_IGN back, for the command to inherit it.
  */
-static int late_stop(const sigset_t *stop)
+static int late_stop(const sigset_t *stop, bool timed)
 {
 	static const struct timespec now = {0, 0};
 	sigset_t set = *stop;
+	siginfo_t si;
+	int sig, first = 0;
+	bool foreign = false;
 
-	sigdelset(&set, SIGALRM);
-	int sig = sigtimedwait(&set, NULL, &now);
-	return sig > 0 ? sig : 0;
+	if (timed)
+		sigaddset(&set, SIGALRM);
+	while (first == 0 && (sig = sigtimedwait(&set, &si, &now)) > 0) {
+		if (sig == SIGALRM && si.si_code == SI_TIMER &&
+		    si.si_value.sival_ptr == &open_jump)
+			continue;
+		if (sigismember(stop, sig) == 1)
+			first = sig;
+		else
+			foreign = true;
+	}
+	if (foreign)
+		raise(SIGALRM);
+	return first;
 }
 
 /*
@@ -184,10 +204,6 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 			; /* a SIGALRM for the command */
 		e = errno;
 		sigprocmask(SIG_SETMASK, &mask, NULL);
-		if ((open_signal = late_stop(&open_caught)) != 0) {
-			*sig = open_signal;
-			e = EINTR;
-		}
 	} else {
 		*sig = open_signal;
 		e = EINTR;
@@ -199,6 +215,12 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	 * before catch_stop() is old[SIGALRM], put back last */
 	if (timed)
 		release_alarm(timer, &alarm_old);
+	int late = late_stop(&open_caught, timed);
+	if (open_signal == 0 && late != 0) {
+		open_signal = late;
+		*sig = late;
+		e = EINTR;
+	}
 	for (int n = 1; n < NSIG; n++)
 		if (sigismember(&open_caught, n) == 1)
 			sigaction(n, &old[n], NULL);

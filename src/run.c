@@ -157,6 +157,13 @@ static void note_stdin(struct runx_run *run)
 		run->stdin_fd = fd;
 }
 
+/* The run's end, for the report: now. */
+static void mark_end(struct runx_run *run)
+{
+	clock_gettime(CLOCK_REALTIME, &run->end);
+	run->end_ns = runx_now_ns();
+}
+
 /*
  * A stop signal, sig, ended runx's wait before anything started (a FIFO
  * redirect's open, runx_stdio_open()): says so (why), and records it, as
@@ -207,12 +214,14 @@ static int acquire(struct runx_run *run)
 	if (runx_stdio_open(&run->plan.redirects, &run->plan.stop.stop_signals,
 			    p->total_ns != RUNX_DURATION_INF ? run->sup.total_at
 							     : 0,
-			    &run->stdio, err, sizeof(err)) < 0)
+			    &run->stdio, err, sizeof(err)) < 0) {
+		mark_end(run); /* not the wait of the message for room */
 		return run->stdio.stopped > 0
 			   ? stopped_before(run, run->stdio.stopped, err)
 		       : run->stdio.stopped < 0
 			   ? total_before(run, err)
 			   : runx_attempt_fail(a, "%s", err);
+	}
 	if ((r = runx_supervisor_open(&run->sup, &run->plan)) < 0)
 		return runx_attempt_fail(a, "cannot set up the supervisor: %s",
 					 strerror(-r));
@@ -574,13 +583,6 @@ static const char *report_failure(const char *path, int err, char *buf,
 		why = " (a FIFO that nobody has open for reading)";
 	snprintf(buf, size, "%s%s", strerror(-err), why);
 	return buf;
-}
-
-/* The run's end, for the report: now. */
-static void mark_end(struct runx_run *run)
-{
-	clock_gettime(CLOCK_REALTIME, &run->end);
-	run->end_ns = runx_now_ns();
 }
 
 /*

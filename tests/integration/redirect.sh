@@ -8,7 +8,7 @@
 D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
-# redirects, 6 x 2 commands that cannot run, 8 FIFOs
+# redirects, 6 x 2 commands that cannot run, 14 + 4 FIFOs
 plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 14 + 4))
 
 # --- -i ------------------------------------------------------------------------
@@ -145,7 +145,7 @@ done
 # in open(2) for good, and neither Ctrl-C nor SIGTERM could end it.  Now
 # a stop signal does: runx says so, dies by it (130, 143), nothing
 # started.  fifo_stop OPT SIG: runx OPT FIFO (SIGINT at its default
-# action: bash starts a background job with it ignored, which runx keeps)
+# action, as a terminal's Ctrl-C finds it; with it ignored, below)
 # gets SIG once it waits in the open (wchan, 20 s at most); sets ST and
 # ERR.
 mkfifo "$D/fifo"
@@ -206,7 +206,8 @@ exec 7<&-
 assert_eq "-o FIFO, SIGINT ignored when runx started: a stop all the same, 130" 130 "$WAIT_STATUS" "$(cat "$D/fifo.err")"
 assert_false "-o FIFO, SIGINT ignored when runx started: the command did not start" test -e "$D/fifo.started"
 # ... and the command still starts with it ignored once the FIFO opens
-# (the wait caught it meanwhile; bit 2 of SigIgn is SIGINT)
+# (the wait caught it meanwhile, and put SIG_IGN back: a guard of that
+# step, which the runx before did not have; bit 2 of SigIgn is SIGINT)
 (
 	trap '' INT
 	exec "$RUNX" "${LAUNCH_ARGS[@]}" -o "$D/fifo" -- sh -c "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status >'$D/fifo.ign'"

@@ -6,10 +6,10 @@
 
 # 2 silent, 8 -v deadline, 4 leftovers, 3 SIGINT, 1 own stderr, 4 exit
 # statuses found before the launch, 3 stderr read-only, 9 stderr
-# closed, 7 stderr broken, 16 stderr a full pipe nobody reads (not in a
+# closed, 7 stderr broken, 18 stderr a full pipe nobody reads (not in a
 # rerun with another backend: the waits on stderr do not depend on it,
 # and take 5 s each)
-n_full=16
+n_full=18
 ! backend_rerun || n_full=0
 plan $((2 + 8 + 4 + 3 + 1 + 4 + 3 + 9 + 7 + n_full))
 
@@ -216,6 +216,17 @@ assert_eq "full stderr from the start, -v deadline: 124" 124 "$WAIT_STATUS"
 assert_dead "full stderr from the start, -v deadline: dead" "$m"
 assert_true "full stderr from the start, -v deadline: the first signal at the deadline, not after the started line's wait ($(jq -c '.signals_sent[0]' "$TMPD/prefull.json" 2>&1))" \
 	jq -e '.signals_sent[0].signal == "SIGTERM" and .signals_sent[0].time < 3' "$TMPD/prefull.json"
+# no attempt: --total-timeout ends a FIFO's wait for its reader, and
+# runx's line about it waits for room on the full stderr.  The run's end
+# is before that line: wall_time holds the 1 s wait, not the line's 5 s
+# (64ea6d3's runx: 6.0 s)
+new_marker hold
+mkfifo "$TMPD/noreader"
+PREFILL=1 full_stderr 25 "$hold" -v --total-timeout=1 --report="$TMPD/fullfifo.json" \
+	-o "$TMPD/noreader" -- true
+assert_eq "full stderr, -v, --total-timeout=1 in a FIFO's wait: 124" 124 "$WAIT_STATUS"
+assert_true "full stderr, -v, --total-timeout=1 in a FIFO's wait: wall_time is the wait, without runx's wait for room ($(jq -c '.wall_time' "$TMPD/fullfifo.json" 2>&1))" \
+	jq -e '.wall_time >= 1 and .wall_time < 4' "$TMPD/fullfifo.json"
 new_marker hold
 new_marker m
 exec {fd}> >(exec sleep "$hold")
