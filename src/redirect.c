@@ -21,6 +21,8 @@ static sigjmp_buf open_jump;		  /* where on_stop() ends an open(2) */
 static volatile sig_atomic_t open_signal; /* the signal that ended it */
 static volatile sig_atomic_t foreign_alarm; /* a SIGALRM not the timer's */
 static sigset_t open_caught; /* the stop signals caught meanwhile */
+static volatile sig_atomic_t open_jobctl; /* SIGTSTP, SIGTTIN or SIGTTOU
+					   * that came meanwhile, or 0 */
 
 /* A stop signal while open_stoppable() waits: back to its sigsetjmp(3),
  * which restores the signal mask it saved (every signal blocked). */
@@ -94,6 +96,67 @@ static void catch_stop(const sigset_t *stop, struct sigaction *old,
 		    sigaction(n, NULL, &old[n]) == 0 &&
 		    sigaction(n, &on, NULL) == 0)
 			sigaddset(caught, n);
+}
+
+/* Job control while open_stoppable() waits: noted; the open(2) it
+ * interrupts fails with EINTR (no SA_RESTART), and the wait stops runx
+ * (stop_self()). */
+static void on_jobctl(int sig)
+{
+	open_jobctl = sig;
+}
+
+/* Installs on_jobctl() for SIGTSTP, SIGTTIN and SIGTTOU, each one's old
+ * action into old[], except one that is a stop signal (catch_stop()'s);
+ * those into jobctl and caught. */
+static void catch_jobctl(const sigset_t *stop, struct sigaction *old,
+			 sigset_t *jobctl, sigset_t *caught)
+{
+	static const int sigs[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+	struct sigaction on = {.sa_handler = on_jobctl};
+
+	sigfillset(&on.sa_mask);
+	sigemptyset(jobctl);
+	open_jobctl = 0;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(stop, sigs[i]) != 1 &&
+		    sigaction(sigs[i], NULL, &old[sigs[i]]) == 0 &&
+		    sigaction(sigs[i], &on, NULL) == 0) {
+			sigaddset(jobctl, sigs[i]);
+			sigaddset(caught, sigs[i]);
+		}
+}
+
+/*
+ * Job control (Ctrl-Z) came while a FIFO's open waited for path's other
+ * end: runx stops itself, as in the wait between attempts (between.c),
+ * with no job to stop yet, and goes on waiting once continued (the
+ * SIGCONT that continued it is taken: it is runx's, not the command's).
+ * The signals of caught stay blocked meanwhile, so
+ * that no stop signal jumps out of runx_verbose() (on_stop()).  Not as
+ * PID 1, which the kernel does not stop (SIGNAL_UNKILLABLE,
+ * kernel/signal.c).
+ */
+static void stop_self(const char *path, const sigset_t *caught)
+{
+	char name[32], q[RUNX_QUOTE_SIZE];
+	int sig = open_jobctl;
+
+	sigprocmask(SIG_BLOCK, caught, NULL);
+	open_jobctl = 0;
+	runx_signal_name(sig, name, sizeof(name));
+	runx_verbose("received %s while opening '%s' (a FIFO waits for its "
+		     "other end): stopping runx (job control)",
+		     name, runx_quote(path, q, sizeof(q)));
+	if (getpid() != 1 && kill(getpid(), SIGSTOP) == 0) {
+		/* the SIGCONT that continued runx: not for the command */
+		sigset_t cont;
+		static const struct timespec now = {0, 0};
+		sigemptyset(&cont);
+		sigaddset(&cont, SIGCONT);
+		(void)sigtimedwait(&cont, NULL, &now);
+	}
+	sigprocmask(SIG_UNBLOCK, caught, NULL);
 }
 
 /*
@@ -184,7 +247,7 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 {
 	struct sigaction old[NSIG], alarm_old;
 	struct stat fifo, got;
-	sigset_t caught, mask;
+	sigset_t caught, mask, jobctl;
 	volatile int fd = -1, e = 0;
 	timer_t timer;
 
@@ -193,6 +256,7 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	int next = lowest_free_fd();
 	catch_stop(stop, old, &caught);
 	open_caught = caught;
+	catch_jobctl(stop, old, &jobctl, &caught);
 	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
 	if (timed)
 		sigaddset(&caught, SIGALRM);
@@ -200,9 +264,13 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	open_signal = 0;
 	if (sigsetjmp(open_jump, 1) == 0) {
 		sigprocmask(SIG_UNBLOCK, &caught, NULL);
+		/* EINTR: job control, or a SIGALRM for the command */
 		while ((fd = open(path, flags, 0666)) < 0 && errno == EINTR)
-			; /* a SIGALRM for the command */
+			if (open_jobctl != 0)
+				stop_self(path, &caught);
 		e = errno;
+		if (open_jobctl != 0 && fd >= 0) /* as open(2) returned */
+			stop_self(path, &caught);
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 	} else {
 		*sig = open_signal;
@@ -222,7 +290,8 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 		e = EINTR;
 	}
 	for (int n = 1; n < NSIG; n++)
-		if (sigismember(&open_caught, n) == 1)
+		if (sigismember(&open_caught, n) == 1 ||
+		    sigismember(&jobctl, n) == 1)
 			sigaction(n, &old[n], NULL);
 	if (open_signal != 0 && fd >= 0)
 		close(fd);

@@ -8,8 +8,8 @@
 D=$TMPD
 
 # 4 -i, 10 -o/-e, 5 -o F -e F, 5 -a, 4 -m, 4 modes, 6 x 3 + 4 bad
-# redirects, 6 x 2 commands that cannot run, 14 + 4 FIFOs
-plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 14 + 4))
+# redirects, 6 x 2 commands that cannot run, 18 + 4 FIFOs
+plan $((4 + 10 + 5 + 5 + 4 + 4 + 6 * 3 + 4 + 6 * 2 + 18 + 4))
 
 # --- -i ------------------------------------------------------------------------
 printf 'line one\nline two\n' >"$D/in"
@@ -205,6 +205,42 @@ wait_pid_exit "$pid" 30
 exec 7<&-
 assert_eq "-o FIFO, SIGINT ignored when runx started: a stop all the same, 130" 130 "$WAIT_STATUS" "$(cat "$D/fifo.err")"
 assert_false "-o FIFO, SIGINT ignored when runx started: the command did not start" test -e "$D/fifo.started"
+# Ctrl-Z (SIGTSTP) while a FIFO waits: runx stops itself, as in the wait
+# between attempts, and goes on waiting once continued; a reader that
+# comes meanwhile does not start the command before the SIGCONT.  The
+# runx before did not stop: once the FIFO had a reader, it started the
+# command, and only then stopped it and itself.
+rm -f "$D/fifo.started"
+runx_bg -v -o "$D/fifo" -- sh -c ": >'$D/fifo.started'" 2>"$D/fifo.err"
+for ((i = 0; i < 400; i++)); do
+	grep -q partner "/proc/$RUNX_PID/wchan" 2>/dev/null && break
+	sleep 0.05
+done
+kill -TSTP "$RUNX_PID"
+state=
+for ((i = 0; i < 200; i++)); do
+	{ read -r line <"/proc/$RUNX_PID/stat"; } 2>/dev/null || break
+	line=${line##*) }
+	state=${line%% *}
+	[ "$state" != T ] || break
+	sleep 0.05
+done
+assert_eq "-o FIFO, SIGTSTP during the wait: runx stops (state T)" T "$state"
+exec 7<>"$D/fifo"
+started=no
+for ((i = 0; i < 20; i++)); do
+	[ ! -e "$D/fifo.started" ] || { started=yes; break; }
+	sleep 0.05
+done
+assert_eq "-o FIFO, SIGTSTP during the wait: a reader meanwhile starts nothing before the SIGCONT" no "$started"
+kill -CONT "$RUNX_PID"
+wait_pid_exit "$RUNX_PID" 30
+exec 7<&-
+assert_eq "-o FIFO, SIGTSTP during the wait, then SIGCONT: the command ran, 0" "0 yes" \
+	"$WAIT_STATUS $([ -e "$D/fifo.started" ] && echo yes || echo no)"
+assert_match "-o FIFO, SIGTSTP during the wait: -v says so" \
+	"^runx: received SIGTSTP while opening '.*/fifo' \(a FIFO waits for its other end\): stopping runx \(job control\)\$" \
+	"$(head -1 "$D/fifo.err")"
 # ... and the command still starts with it ignored once the FIFO opens
 # (the wait caught it meanwhile, and put SIG_IGN back: a guard of that
 # step, which the runx before did not have; bit 2 of SigIgn is SIGINT)
