@@ -425,19 +425,23 @@ static int ended_past_total(struct runx_run *run, int64_t n)
  * "attempt N in WAIT" into buf: wait_ns in tenths of a second, as the
  * SPEC's example; a wait under 0.09995 s (which would read "0.1s") but
  * not 0 in tenths of a millisecond (10ms read "0.0s"); RUNX_DURATION_INF
- * (--retry-delay=inf with no max) as "inf".  Returns buf.
+ * (--retry-delay=inf with no max) as "inf".  Rounded half up, in whole
+ * numbers (150ms reads "0.2s"; a double's 0.15 is below it, "0.1s").
+ * Returns buf.
  */
 static const char *next_attempt(int64_t n, int64_t wait_ns, char *buf,
 				size_t size)
 {
+	bool short_wait = wait_ns != 0 && wait_ns < 99950000;
+	int64_t tenth = short_wait ? 100000 : 100000000; /* ns */
+	int64_t t = wait_ns / tenth + (wait_ns % tenth >= tenth / 2);
+
 	if (wait_ns == RUNX_DURATION_INF)
 		snprintf(buf, size, "attempt %lld in inf", (long long)n);
-	else if (wait_ns == 0 || wait_ns >= 99950000) /* not "100.0ms" */
-		snprintf(buf, size, "attempt %lld in %.1fs", (long long)n,
-			 (double)wait_ns / 1e9);
 	else
-		snprintf(buf, size, "attempt %lld in %.1fms", (long long)n,
-			 (double)wait_ns / 1e6);
+		snprintf(buf, size, "attempt %lld in %lld.%lld%s", (long long)n,
+			 (long long)(t / 10), (long long)(t % 10),
+			 short_wait ? "ms" : "s");
 	return buf;
 }
 

@@ -39,7 +39,7 @@ if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 142 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 143 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -442,8 +442,13 @@ assert_true "jitter=1: the waits differ ($waits)" \
 	[ "$(tr ' ' '\n' <<<"$waits" | sed '/^$/d' | sort -u | wc -l)" -ge 2 ]
 
 out=$(runx -v --attempts=2 --retry-delay=0.25 -- false 2>&1 >/dev/null)
-assert_match "-v: how attempt 1 ended and when attempt 2 starts" \
-	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.2s" "$out"
+assert_match "-v: how attempt 1 ended and when attempt 2 starts (0.25 s rounded half up)" \
+	"runx: attempt 1 of 2 ended with exit status 1; attempt 2 in 0\\.3s" "$out"
+# rounded in whole numbers: 150 ms is 0.2s (a double's 0.15 is below
+# 0.15, and printf made it "0.1s": trial 6), 99.99 ms 0.1s
+out=$(runx -v --attempts=3 --retry-delay=150ms --backoff=1 -- false 2>&1 >/dev/null; runx -v --attempts=2 --retry-delay=99.99ms -- false 2>&1 >/dev/null)
+assert_eq "-v: the wait rounded half up (150 ms: 0.2s; 99.99 ms: 0.1s)" "2 1" \
+	"$(grep -c 'attempt [23] in 0\.2s$' <<<"$out") $(grep -c 'attempt 2 in 0\.1s$' <<<"$out")" "$out"
 assert_match "-v: how the run ended" "runx: attempt 2 of 2 ended with exit status 1; no attempt left" "$out"
 runx_bg -v --attempts=2 --retry-delay=inf --retry-delay-max=inf -- false 2>"$TMPD/inf"
 poll 1200 0.05 grep -q 'attempt 2 in' "$TMPD/inf"
