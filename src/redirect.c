@@ -98,19 +98,21 @@ static void catch_stop(const sigset_t *stop, struct sigaction *old,
 			sigaddset(caught, n);
 }
 
-/* Job control while open_stoppable() waits: noted; the open(2) it
- * interrupts fails with EINTR (no SA_RESTART), and the wait stops runx
- * (stop_self()). */
+/* Job control while open_stoppable() waits: back to its sigsetjmp(3)
+ * too (2: every signal blocked again), which stops runx (stop_self())
+ * and waits again.  A jump, not a flag: one that came while the signals
+ * were blocked runs as they are unblocked, before open(2) waits. */
 static void on_jobctl(int sig)
 {
 	open_jobctl = sig;
+	siglongjmp(open_jump, 2);
 }
 
-/* Installs on_jobctl() for SIGTSTP, SIGTTIN and SIGTTOU, each one's old
- * action into old[], except one that is a stop signal (catch_stop()'s);
- * those into jobctl and caught. */
-static void catch_jobctl(const sigset_t *stop, struct sigaction *old,
-			 sigset_t *jobctl, sigset_t *caught)
+/* Installs on_jobctl() for SIGTSTP, SIGTTIN and SIGTTOU (never stop
+ * signals: options.c refuses them there), each one's old action into
+ * old[]; those into jobctl and caught. */
+static void catch_jobctl(struct sigaction *old, sigset_t *jobctl,
+			 sigset_t *caught)
 {
 	static const int sigs[] = {SIGTSTP, SIGTTIN, SIGTTOU};
 	struct sigaction on = {.sa_handler = on_jobctl};
@@ -119,44 +121,62 @@ static void catch_jobctl(const sigset_t *stop, struct sigaction *old,
 	sigemptyset(jobctl);
 	open_jobctl = 0;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigismember(stop, sigs[i]) != 1 &&
-		    sigaction(sigs[i], NULL, &old[sigs[i]]) == 0 &&
+		if (sigaction(sigs[i], NULL, &old[sigs[i]]) == 0 &&
 		    sigaction(sigs[i], &on, NULL) == 0) {
 			sigaddset(jobctl, sigs[i]);
 			sigaddset(caught, sigs[i]);
 		}
 }
 
+/* Takes a pending SIGCONT (blocked, as every signal in runx): true if
+ * there was one. */
+static bool take_cont(void)
+{
+	static const struct timespec now = {0, 0};
+	sigset_t cont;
+
+	sigemptyset(&cont);
+	sigaddset(&cont, SIGCONT);
+	return sigtimedwait(&cont, NULL, &now) == SIGCONT;
+}
+
 /*
  * Job control (Ctrl-Z) came while a FIFO's open waited for path's other
- * end: runx stops itself, as in the wait between attempts (between.c),
- * with no job to stop yet, and goes on waiting once continued (the
- * SIGCONT that continued it is taken: it is runx's, not the command's).
- * The signals of caught stay blocked meanwhile, so
- * that no stop signal jumps out of runx_verbose() (on_stop()).  Not as
- * PID 1, which the kernel does not stop (SIGNAL_UNKILLABLE,
- * kernel/signal.c).
+ * end (every signal blocked now): runx stops itself, as in the wait
+ * between attempts (between.c), with no job to stop yet, and the caller
+ * waits again once it is continued.  The SIGCONT that continued it is
+ * taken: it is runx's, not the command's.  runx does not stop where a
+ * SIGCONT is pending already (one sent after the job control signal:
+ * generating that discarded any SIGCONT before it, kernel/signal.c
+ * prepare_signal()), nor where a stop signal is (it ends the wait once
+ * the signals are unblocked).  One that comes between that check and the
+ * SIGSTOP (a system call's time) is discarded by the SIGSTOP, and runx
+ * waits for the next.  The line is held in memory if stderr has no room
+ * (runx_log_defer(): run.c ends that), so that no stop waits on it.  As
+ * PID 1, which the kernel does not stop (SIGNAL_UNKILLABLE), it says so.
  */
-static void stop_self(const char *path, const sigset_t *caught)
+static void stop_self(const char *path)
 {
 	char name[32], q[RUNX_QUOTE_SIZE];
-	int sig = open_jobctl;
+	bool pid1 = getpid() == 1;
+	sigset_t pending;
 
-	sigprocmask(SIG_BLOCK, caught, NULL);
+	runx_signal_name(open_jobctl, name, sizeof(name));
 	open_jobctl = 0;
-	runx_signal_name(sig, name, sizeof(name));
+	runx_log_defer();
 	runx_verbose("received %s while opening '%s' (a FIFO waits for its "
-		     "other end): stopping runx (job control)",
-		     name, runx_quote(path, q, sizeof(q)));
-	if (getpid() != 1 && kill(getpid(), SIGSTOP) == 0) {
-		/* the SIGCONT that continued runx: not for the command */
-		sigset_t cont;
-		static const struct timespec now = {0, 0};
-		sigemptyset(&cont);
-		sigaddset(&cont, SIGCONT);
-		(void)sigtimedwait(&cont, NULL, &now);
-	}
-	sigprocmask(SIG_UNBLOCK, caught, NULL);
+		     "other end): %s (job control)",
+		     name, runx_quote(path, q, sizeof(q)),
+		     pid1 ? "runx is PID 1 and cannot stop" : "stopping runx");
+	runx_log_flush(false);
+	if (pid1 || take_cont() || sigpending(&pending) < 0)
+		return;
+	for (int n = 1; n < NSIG; n++)
+		if (sigismember(&open_caught, n) == 1 &&
+		    sigismember(&pending, n) == 1)
+			return;
+	if (kill(getpid(), SIGSTOP) == 0)
+		(void)take_cont();
 }
 
 /*
@@ -229,6 +249,18 @@ static int late_stop(const sigset_t *stop, bool timed)
 	return first;
 }
 
+/* fd, or next (the lowest fd that was free) where it is fifo: open(2)
+ * returned it just before a jump, fd not set yet. */
+static int returned_fd(int fd, int next, const struct stat *fifo)
+{
+	struct stat got;
+
+	if (fd < 0 && next >= 0 && fstat(next, &got) == 0 &&
+	    got.st_dev == fifo->st_dev && got.st_ino == fifo->st_ino)
+		return next;
+	return fd;
+}
+
 /*
  * open(2) of path with flags and mode 0666.  A FIFO's waits until its
  * other end is opened (fifo(7)), maybe for good: the signals of stop are
@@ -240,13 +272,14 @@ static int late_stop(const sigset_t *stop, bool timed)
  * waits for the command).  The fd (the caller's), or -1 with errno;
  * EINTR: *sig is the stop signal, or -1 for the deadline (also when it
  * came as open(2) returned: that fd, the lowest that was free, is
- * closed).  Uses sigsetjmp(3): one call at a time.
+ * closed).  Job control meanwhile stops runx (stop_self()), and the
+ * wait goes on.  Uses sigsetjmp(3): one call at a time.
  */
 static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 			  int64_t until_ns, int *sig)
 {
 	struct sigaction old[NSIG], alarm_old;
-	struct stat fifo, got;
+	struct stat fifo;
 	sigset_t caught, mask, jobctl;
 	volatile int fd = -1, e = 0;
 	timer_t timer;
@@ -256,28 +289,32 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	int next = lowest_free_fd();
 	catch_stop(stop, old, &caught);
 	open_caught = caught;
-	catch_jobctl(stop, old, &jobctl, &caught);
+	catch_jobctl(old, &jobctl, &caught);
 	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
 	if (timed)
 		sigaddset(&caught, SIGALRM);
 	sigprocmask(SIG_SETMASK, NULL, &mask);
 	open_signal = 0;
-	if (sigsetjmp(open_jump, 1) == 0) {
+again:
+	switch (sigsetjmp(open_jump, 1)) {
+	case 0:
 		sigprocmask(SIG_UNBLOCK, &caught, NULL);
-		/* EINTR: job control, or a SIGALRM for the command */
 		while ((fd = open(path, flags, 0666)) < 0 && errno == EINTR)
-			if (open_jobctl != 0)
-				stop_self(path, &caught);
+			; /* a SIGALRM for the command */
 		e = errno;
-		if (open_jobctl != 0 && fd >= 0) /* as open(2) returned */
-			stop_self(path, &caught);
 		sigprocmask(SIG_SETMASK, &mask, NULL);
-	} else {
+		break;
+	case 2: /* job control: runx stops, then waits again if it must */
+		if ((fd = returned_fd(fd, next, &fifo)) < 0) {
+			stop_self(path);
+			goto again;
+		}
+		stop_self(path);
+		break;
+	default: /* a stop signal, or the deadline (-1) */
 		*sig = open_signal;
 		e = EINTR;
-		if (fd < 0 && next >= 0 && fstat(next, &got) == 0 &&
-		    got.st_dev == fifo.st_dev && got.st_ino == fifo.st_ino)
-			fd = next; /* open(2) returned, fd was not set yet */
+		fd = returned_fd(fd, next, &fifo);
 	}
 	/* the alarm first: where SIGALRM is a stop signal too, its action
 	 * before catch_stop() is old[SIGALRM], put back last */

@@ -640,6 +640,9 @@ int runx_run(struct runx_run *run)
 		 * counted): its one line only */
 		tell_status = run->attempts > 0 || status != RUNX_EXIT_FAILED;
 	} else {
+		/* the lines a FIFO's wait held (job control: stop_self() in
+		 * redirect.c), written now */
+		runx_log_end();
 		/* a command not found or not runnable (126, 127), found
 		 * before the launch, ends like one execve(2) refused; a
 		 * refusal (125) stays one line */
