@@ -755,6 +755,15 @@ assert_eq "$name: exit 0 (the idle deadline did not fire)" 0 "$(cat "$TMPD/idle.
 assert_eq "$name: the reader got every byte" 4000000 "$got"
 diag "the slow reader read for ${secs:-?} s"
 
+# burst_was_on: true if H burst's run (sent, tb, te, tx) had its burst on
+# while runx ran (the setup check of the bursts below; assert_true calls it)
+# shellcheck disable=SC2317
+burst_was_on() {
+	[ "${sent:-0}" = 7000 ] && return 0
+	[ "${sent:-0}" -ge 1000 ] && [ "${tb:-99999}" -lt 1000 ] &&
+		[ "${te:-0}" -ge "$((${tx:-0} - 100))" ]
+}
+
 # ====================================================================================
 # 6. 7000 signals at runx as fast as python sends them, from the moment
 # the job runs: SIGUSR1 (pending at most once) and RTMIN+1 (each one
@@ -790,7 +799,13 @@ for c in "tree USR1" "tree RTMIN+1" "group RTMIN+1 --report" "cgroup RTMIN+1"; d
 		--kill-scope="$sc" $extra -t 1 -k 0.5 -- "${job[@]}" 2>"$TMPD/err")
 	diag "burst of $sig: $sent signals sent from $tb ms to $te ms after the start; runx exited at $tx ms"
 	assert_eq "$name: 124" 124 "$s" "$(cat "$TMPD/err")"
-	assert_true "$name: setup: all 7000 sent while runx ran (${sent})" [ "${sent:-0}" = 7000 ]
+	# the burst was on while runx ran: all 7000 sent, or still sending
+	# when runx exited (tx), having begun before the deadline.  On a
+	# loaded machine the sender can be slower than runx's stop itself:
+	# 6687 were sent from 433 ms on when runx exited at 1555 ms, which is
+	# the very thing tested (a burst does not hold the deadline back)
+	assert_true "$name: setup: the burst was on while runx ran (${sent} sent from $tb to $te ms, runx exited at $tx ms)" \
+		burst_was_on
 	# counted (--report): each round before the deadline may hold one
 	# walk of /proc, which a loaded CI machine makes slow (4.1 s there);
 	# the old binary, one walk per signal, took 10.5 s on a quiet one
