@@ -32,6 +32,23 @@ static void on_stop(int sig)
 	siglongjmp(open_jump, 1);
 }
 
+/* True if si is the SIGALRM of open_stoppable()'s own timer (SI_TIMER,
+ * its value open_jump's address: arm_deadline()), the total deadline. */
+static bool deadline_alarm(const siginfo_t *si)
+{
+	return si->si_code == SI_TIMER && si->si_value.sival_ptr == &open_jump;
+}
+
+/* Takes a signal of set that is pending (blocked, as every signal in
+ * runx), with no wait (sigtimedwait(2), its siginfo into *si unless
+ * NULL): its number, or -1 if none is. */
+static int take_pending(const sigset_t *set, siginfo_t *si)
+{
+	static const struct timespec now = {0, 0};
+
+	return sigtimedwait(set, si, &now);
+}
+
 /* SIGALRM while open_stoppable() waits: from its timer (SI_TIMER, its
  * value open_jump's address), the total deadline; a stop signal where
  * the stop signals hold it; else one for the command, noted and raised
@@ -39,7 +56,7 @@ static void on_stop(int sig)
 static void on_alarm(int sig, siginfo_t *si, void *context)
 {
 	(void)context;
-	if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &open_jump)
+	if (deadline_alarm(si))
 		on_stop(-1);
 	else if (sigismember(&open_caught, sig) == 1)
 		on_stop(sig);
@@ -132,12 +149,11 @@ static void catch_jobctl(struct sigaction *old, sigset_t *jobctl,
  * there was one. */
 static bool take_cont(void)
 {
-	static const struct timespec now = {0, 0};
 	sigset_t cont;
 
 	sigemptyset(&cont);
 	sigaddset(&cont, SIGCONT);
-	return sigtimedwait(&cont, NULL, &now) == SIGCONT;
+	return take_pending(&cont, NULL) == SIGCONT;
 }
 
 /*
@@ -227,7 +243,6 @@ static void release_alarm(timer_t timer, const struct sigaction *old)
  */
 static int late_stop(const sigset_t *stop, bool timed)
 {
-	static const struct timespec now = {0, 0};
 	sigset_t set = *stop;
 	siginfo_t si;
 	int sig, first = 0;
@@ -235,9 +250,8 @@ static int late_stop(const sigset_t *stop, bool timed)
 
 	if (timed)
 		sigaddset(&set, SIGALRM);
-	while (first == 0 && (sig = sigtimedwait(&set, &si, &now)) > 0) {
-		if (sig == SIGALRM && si.si_code == SI_TIMER &&
-		    si.si_value.sival_ptr == &open_jump)
+	while (first == 0 && (sig = take_pending(&set, &si)) > 0) {
+		if (sig == SIGALRM && deadline_alarm(&si))
 			continue;
 		if (sigismember(stop, sig) == 1)
 			first = sig;
@@ -305,11 +319,10 @@ again:
 		sigprocmask(SIG_SETMASK, &mask, NULL);
 		break;
 	case 2: /* job control: runx stops, then waits again if it must */
-		if ((fd = returned_fd(fd, next, &fifo)) < 0) {
-			stop_self(path);
-			goto again;
-		}
+		fd = returned_fd(fd, next, &fifo);
 		stop_self(path);
+		if (fd < 0)
+			goto again;
 		break;
 	default: /* a stop signal, or the deadline (-1) */
 		*sig = open_signal;
