@@ -333,7 +333,8 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		    "received %s from the terminal; the command got it "
 		    "too%s",
 		    sup_signame(sig, name, sizeof(name)),
-		    stops ? "; the run ends with this attempt" : "");
+		    stops && s->may_retry ? "; the run ends with this attempt"
+					  : "");
 		if (stops && s->res->told_to_stop == 0)
 			s->res->told_to_stop = sig;
 		if (stops && s->phase == STOPPING)
@@ -726,6 +727,7 @@ int runx_supervise(struct runx_supervisor *sup, const struct runx_plan *plan,
 	    .phase = RUNNING,
 	    /* counts are read only by -v and --report */
 	    .count = plan->report.count,
+	    .may_retry = plan->attempts.max != 1,
 	    .keep_usage = plan->report.path != NULL,
 	};
 

@@ -51,6 +51,7 @@ struct supervisor {
 	bool timed_out;
 	bool deadline_is_total; /* the deadline timer is --total-timeout's */
 	bool count;		/* count the processes each signal reaches */
+	bool may_retry;		/* --attempts above 1: an attempt can follow */
 	bool told_unknown;	/* the census failure was reported */
 	bool phase_was_stop;	/* a deadline or stop signal began a stop */
 	int stop_sig;		/* the stop's first signal (newcomers get it) */

@@ -33,13 +33,14 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # (lib.sh's backend_rerun) ends there.  Then 142 checks in the sections
 # up to the bad values (and 2 x 3 of the total deadline while leftovers
 # are stopped), 4 per bad value, a stop signal while an attempt
-# is being stopped (2 x 3) and Ctrl-C with --foreground (5).
+# is being stopped (2 x 3) and Ctrl-C with --foreground (5, and 4 with
+# one attempt).
 n_launch=$((11 + 6 + 4 * 3 * 2 + 1 + 4))
 if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 143 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5))
+	plan $((n_launch + 143 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5 + 4))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -1095,6 +1096,18 @@ assert_eq "--foreground, Ctrl-C during attempt 1: no further attempt" 1 "$(lines
 assert_true "--foreground, Ctrl-C: -v says the run ends with this attempt" \
 	grep -q "received SIGINT from the terminal; the command got it too; the run ends with this attempt" "$err"
 assert_dead "--foreground, Ctrl-C: nothing left" "$m"
+# ... with a single attempt, -v names the signal but not a run of
+# attempts that was never asked for
+new_marker m
+rm -f "$count"
+got=$("$PY" "$TMPD/ctrlc.py" "$count" "$RUNX" "${LAUNCH_ARGS[@]}" --foreground -v \
+	-- sh -c 'echo x >>"$1"; exec sleep "$2"' sh "$count" "$m" 2>"$err") || true
+assert_eq "--foreground, one attempt, Ctrl-C: runx dies by SIGINT" "signal 2" "$got" "$(cat "$err")"
+assert_true "--foreground, one attempt, Ctrl-C: -v says the command got it" \
+	grep -q "received SIGINT from the terminal; the command got it too" "$err"
+assert_false "--foreground, one attempt, Ctrl-C: -v says nothing of attempts" \
+	grep -q "the run ends with this attempt" "$err"
+assert_dead "--foreground, one attempt, Ctrl-C: nothing left" "$m"
 # ... and a --success-exit that lists the command's death by SIGINT is
 # still a success: the run ends, with 0
 new_marker m
