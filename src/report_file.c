@@ -371,6 +371,33 @@ static int link_target(const char *link, char *buf, size_t size)
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * 0 if the file at the end of path, no regular file itself (a symlink, a
+ * device, a FIFO, a socket) and one access(2) lets runx write, takes
+ * write_through()'s write as far as can be told before it; else -errno.
+ * A device or socket is opened now as the write opens it (/dev/tty with
+ * no controlling terminal: ENXIO; a socket: ENXIO).  A FIFO is not: its
+ * reader may come later.  A regular file a symlink leads to must be in a
+ * directory that takes files: /proc's opens for root but fails the write
+ * (EIO), so it is refused (EACCES) as check() refuses it named directly.
+ */
+static int check_through(const char *path)
+{
+	struct stat st;
+	char real[PATH_MAX], dir[PATH_MAX];
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISFIFO(st.st_mode))
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return probe_file(path);
+	if (realpath(path, real) == NULL)
+		return -errno;
+	int r = dir_of(real, dir, sizeof(dir));
+	return r < 0 ? r : probe_dir(dir) == -ENOENT ? -EACCES : 0;
+}
+
 /* The most symlinks a check follows to a missing file (as the kernel's
  * limit for a path, path_resolution(7)). */
 #define MAX_LINKS 40
@@ -396,7 +423,7 @@ static int check(const char *path, int links)
 		 * symlink to no file makes one there (open(2)'s O_CREAT, as
 		 * the shell's >), which that file's directory must take */
 		if (access(path, W_OK) == 0)
-			return 0;
+			return check_through(path);
 		int e = -errno;
 		char target[PATH_MAX];
 		if (e == -ENOENT && S_ISLNK(st.st_mode) && links < MAX_LINKS &&

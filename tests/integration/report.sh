@@ -409,7 +409,7 @@ pids_peak: 2 (python and its fork) where the job has pids.peak, else null|same(r
 EOF
 }
 
-# The tests: 85 of the script's own, one for the second use of
+# The tests: the script's own (the sum in the plan), one for the second use of
 # checks_rusage_2, and one per check of the functions above (a check is a
 # line "NAME|EXPRESSION").  A rerun with another backend (lib.sh's
 # backend_rerun) runs the launch's cases only: the exited case and the
@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 9 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1006,6 +1006,38 @@ assert_match "a report file of /proc: one line naming it, refused, not missing" 
 s=$(st runx --report=/sys/kernel/runx-report.json -- touch "$TMPD/started" 2>"$TMPD/sys.err")
 assert_eq "a report in a sysfs directory: 125, nothing started" "125 no" \
 	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/sys.err")"
+# ... and so is /proc's file behind a symlink, which is written through
+# (open(2) by root succeeds, the write fails with EIO after the run)
+ln -sfn /proc/version "$TMPD/to-proc"
+rm -f "$TMPD/started"
+s=$(st runx --report="$TMPD/to-proc" -- touch "$TMPD/started" 2>"$TMPD/proc.err")
+assert_eq "a symlink to a report file of /proc: 125, nothing started" "125 no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/proc.err")"
+assert_match "a symlink to a report file of /proc: one line naming the link, refused" \
+	"^runx: cannot write the report '$TMPD/to-proc': Permission denied\$" "$(cat "$TMPD/proc.err")"
+# a device is opened before the start as the write will open it: /dev/tty
+# with no controlling terminal (setsid(1): a new session has none) is
+# refused, named or through a symlink; a socket never opens
+ln -sfn /dev/tty "$TMPD/to-tty"
+for rep in /dev/tty "$TMPD/to-tty"; do
+	rm -f "$TMPD/started"
+	s=$(st setsid -w "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/tty.err")
+	assert_eq "--report=$rep, no controlling terminal: 125, nothing started" "125 no" \
+		"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/tty.err")"
+	assert_match "--report=$rep, no controlling terminal: one line naming it" \
+		"^runx: cannot write the report '$rep': No such device or address\$" "$(cat "$TMPD/tty.err")"
+done
+"$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMPD/report.sock"
+rm -f "$TMPD/started"
+s=$(st runx --report="$TMPD/report.sock" -- touch "$TMPD/started" 2>"$TMPD/sock.err")
+assert_eq "a report path that is a socket: 125, nothing started" "125 no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/sock.err")"
+assert_match "a report path that is a socket: says why" "No such device or address\$" "$(cat "$TMPD/sock.err")"
+# a symlink to a writable device is still written through
+ln -sfn /dev/null "$TMPD/to-null"
+s=$(st runx --report="$TMPD/to-null" -- true 2>"$TMPD/null.err")
+assert_eq "a symlink to /dev/null: exit 0, nothing said" "0 " "$s $(cat "$TMPD/null.err")"
+
 d=$TMPD/probed
 mkdir -p "$d"
 s=$(st runx --report="$d/r.json" -- sh -c 'ls -A "$1" >"$1/../probed.ls"' sh "$d")
