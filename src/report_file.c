@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -372,30 +374,64 @@ static int link_target(const char *link, char *buf, size_t size)
 }
 
 /*
- * 0 if the file at the end of path, no regular file itself (a symlink, a
- * device, a FIFO, a socket) and one access(2) lets runx write, takes
- * write_through()'s write as far as can be told before it; else -errno.
- * A device or socket is opened now as the write opens it (/dev/tty with
- * no controlling terminal: ENXIO; a socket: ENXIO).  A FIFO is not: its
- * reader may come later.  A regular file a symlink leads to must be in a
- * directory that takes files: /proc's opens for root but fails the write
- * (EIO), so it is refused (EACCES) as check() refuses it named directly.
+ * File system types (statfs(2) f_type; linux/magic.h) whose regular files
+ * are the kernel's interface, not storage: proc, sysfs, cgroup v1 and v2.
+ */
+#define PROC_FS_MAGIC	 0x9fa0UL
+#define SYS_FS_MAGIC	 0x62656572UL
+#define CGROUP1_FS_MAGIC 0x27e0ebUL
+#define CGROUP2_FS_MAGIC 0x63677270UL
+
+/*
+ * True if path (any symlinks followed, /proc/self/fd/N's magic ones too)
+ * is a regular file of proc, sysfs or a cgroup file system
+ * (statfs(2)).  A report is never written there: root passes access(2)
+ * and open(2) on such a file, and the write either fails after the run
+ * (/proc/version: EIO) or sets what the file controls
+ * (/proc/sys/kernel/hostname would become "{").
+ */
+static bool kernel_file(const char *path)
+{
+	struct stat st;
+	struct statfs fs;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    statfs(path, &fs) < 0)
+		return false;
+	unsigned long type = (unsigned long)fs.f_type;
+	return type == PROC_FS_MAGIC || type == SYS_FS_MAGIC ||
+	       type == CGROUP1_FS_MAGIC || type == CGROUP2_FS_MAGIC;
+}
+
+/* True if st is /dev/tty's device, the controlling terminal (5, 0:
+ * Documentation/admin-guide/devices.txt). */
+static bool is_dev_tty(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 5 &&
+	       minor(st->st_rdev) == 0;
+}
+
+/*
+ * 0 if the file at the end of path, which exists, is no regular file
+ * itself (a symlink, a device, a FIFO, a socket) and passed access(2)
+ * W_OK, can take write_through()'s write as far as can be told without
+ * side effects; else -errno.  A socket never opens (-ENXIO, open(2)).
+ * /dev/tty is opened as the write opens it: with no controlling terminal
+ * that is -ENXIO (tty(4)); with one, it is the session's terminal, which
+ * the session holds open, so the close hangs nothing up.  Any other
+ * device is not opened: an open and close can hang up a pty nobody else
+ * holds, drop a serial line's DTR or arm a watchdog.  Nor is a FIFO: its
+ * reader would see an end of file.
  */
 static int check_through(const char *path)
 {
 	struct stat st;
-	char real[PATH_MAX], dir[PATH_MAX];
 
 	if (stat(path, &st) < 0)
 		return -errno;
-	if (S_ISFIFO(st.st_mode))
-		return 0;
-	if (!S_ISREG(st.st_mode))
-		return probe_file(path);
-	if (realpath(path, real) == NULL)
-		return -errno;
-	int r = dir_of(real, dir, sizeof(dir));
-	return r < 0 ? r : probe_dir(dir) == -ENOENT ? -EACCES : 0;
+	if (S_ISSOCK(st.st_mode))
+		return -ENXIO;
+	return is_dev_tty(&st) ? probe_file(path) : 0;
 }
 
 /* The most symlinks a check follows to a missing file (as the kernel's
@@ -418,6 +454,8 @@ static int check(const char *path, int links)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	int exists = lstat(path, &st) == 0;
+	if (exists && kernel_file(path))
+		return -EACCES;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* written through: a device, FIFO or symlink must take it; a
 		 * symlink to no file makes one there (open(2)'s O_CREAT, as

@@ -28,12 +28,13 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
  * always; /dev/stdout, /dev/fd/N, /proc/self/fd/N if that fd of runx's
  * was open for writing when runx started (else -EBADF); a directory
  * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
- * exists and is no regular file must pass access(2) W_OK; a device or
- * socket at its end must also open for writing (O_WRONLY|O_NONBLOCK:
- * /dev/tty with no controlling terminal is -ENXIO), a FIFO is not opened
- * (its reader would see an end of file), and a regular file a symlink
- * leads to in a directory that answers -ENOENT (/proc) is -EACCES, as
- * that file named directly is.  A symlink to no file
+ * exists and is no regular file must pass access(2) W_OK; a socket at
+ * its end is -ENXIO, /dev/tty must open for writing (O_WRONLY|O_NONBLOCK:
+ * with no controlling terminal -ENXIO), and no other device or FIFO is
+ * opened (side effects: a hang-up, a FIFO's reader seeing an end of
+ * file).  A regular file of proc, sysfs or a cgroup file system
+ * (statfs(2)), named or at the end of a symlink, is -EACCES: the
+ * kernel's interface, never a report.  A symlink to no file
  * (dangling) is checked as the path it points to, up to 40 links deep
  * (the write's O_CREAT makes the file there).  Else its directory must
  * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made

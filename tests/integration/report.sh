@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 9 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1006,37 +1006,93 @@ assert_match "a report file of /proc: one line naming it, refused, not missing" 
 s=$(st runx --report=/sys/kernel/runx-report.json -- touch "$TMPD/started" 2>"$TMPD/sys.err")
 assert_eq "a report in a sysfs directory: 125, nothing started" "125 no" \
 	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/sys.err")"
+# refused NAME REASON REP [PREFIX...]: runx --report=REP, started through
+# PREFIX (a command that runs its arguments) if given, exits 125 before
+# its command starts, with one line naming REP and REASON (2 tests)
+refused() {
+	local what=$1 why=$2 rep=$3 s
+	shift 3
+	rm -f "$TMPD/started"
+	s=$(st "$@" "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/refused.err")
+	assert_eq "$what: 125, nothing started" "125 no" \
+		"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/refused.err")"
+	assert_match "$what: one line naming it, $why" \
+		"^runx: cannot write the report '$rep': $why\$" "$(cat "$TMPD/refused.err")"
+}
 # ... and so is /proc's file behind a symlink, which is written through
 # (open(2) by root succeeds, the write fails with EIO after the run)
 ln -sfn /proc/version "$TMPD/to-proc"
-rm -f "$TMPD/started"
-s=$(st runx --report="$TMPD/to-proc" -- touch "$TMPD/started" 2>"$TMPD/proc.err")
-assert_eq "a symlink to a report file of /proc: 125, nothing started" "125 no" \
-	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/proc.err")"
-assert_match "a symlink to a report file of /proc: one line naming the link, refused" \
-	"^runx: cannot write the report '$TMPD/to-proc': Permission denied\$" "$(cat "$TMPD/proc.err")"
-# a device is opened before the start as the write will open it: /dev/tty
-# with no controlling terminal (setsid(1): a new session has none) is
+refused "a symlink to a report file of /proc" "Permission denied" "$TMPD/to-proc"
+# a file of /proc that root can write and whose write would set what it
+# controls: the host name, named and through a symlink (in a UTS
+# namespace of the test's own, unshare(1) -u, so that a runx that wrote
+# it changes nothing outside; the name is kept in host.name)
+ln -sfn /proc/sys/kernel/hostname "$TMPD/to-hostname"
+if unshare -u true 2>/dev/null; then
+	for rep in /proc/sys/kernel/hostname "$TMPD/to-hostname"; do
+		refused "--report=$rep" "Permission denied" "$rep" unshare -u sh -c \
+			'hostname runx-uts-test || exit 99; "$@"; s=$?; hostname >"$0"; exit $s' "$TMPD/host.name"
+		assert_eq "--report=$rep: the host name kept" runx-uts-test "$(cat "$TMPD/host.name")"
+	done
+else
+	skips 6 "--report=/proc/sys/kernel/hostname" "needs root (unshare -u)"
+fi
+# a cgroup's file (of a cgroup made for this test: a runx that wrote its
+# report there would get EINVAL after the run; b742983 did)
+cgmnt=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+cgown=$cgmnt$(sed -n 's/^0:://p' /proc/self/cgroup)
+report_cg=${cgown%/}/runx-test-report.$$
+if [ -n "$cgmnt" ] && mkdir "$report_cg" 2>/dev/null; then
+	at_exit 'rmdir "$report_cg" 2>/dev/null'
+	refused "a report into a cgroup's cgroup.procs" "Permission denied" "$report_cg/cgroup.procs"
+	rmdir "$report_cg"
+else
+	skips 2 "a report into a cgroup's file" "no cgroup v2 here that this script can make a cgroup in"
+fi
+# /dev/tty is opened before the start as the write will open it: with no
+# controlling terminal (setsid(1): a new session has none) it is
 # refused, named or through a symlink; a socket never opens
 ln -sfn /dev/tty "$TMPD/to-tty"
 for rep in /dev/tty "$TMPD/to-tty"; do
-	rm -f "$TMPD/started"
-	s=$(st setsid -w "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/tty.err")
-	assert_eq "--report=$rep, no controlling terminal: 125, nothing started" "125 no" \
-		"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/tty.err")"
-	assert_match "--report=$rep, no controlling terminal: one line naming it" \
-		"^runx: cannot write the report '$rep': No such device or address\$" "$(cat "$TMPD/tty.err")"
+	refused "--report=$rep, no controlling terminal" "No such device or address" "$rep" setsid -w
 done
 "$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMPD/report.sock"
-rm -f "$TMPD/started"
-s=$(st runx --report="$TMPD/report.sock" -- touch "$TMPD/started" 2>"$TMPD/sock.err")
-assert_eq "a report path that is a socket: 125, nothing started" "125 no" \
-	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/sock.err")"
-assert_match "a report path that is a socket: says why" "No such device or address\$" "$(cat "$TMPD/sock.err")"
+refused "a report path that is a socket" "No such device or address" "$TMPD/report.sock"
 # a symlink to a writable device is still written through
 ln -sfn /dev/null "$TMPD/to-null"
 s=$(st runx --report="$TMPD/to-null" -- true 2>"$TMPD/null.err")
 assert_eq "a symlink to /dev/null: exit 0, nothing said" "0 " "$s $(cat "$TMPD/null.err")"
+# no other device is opened before the run: an open and close of a pty
+# slave that nobody else holds hangs it up, and its master reads EIO
+# while the command runs, before the report (what 1316a85 did)
+cat >"$TMPD/pty-report.py" <<'PYEOF'
+import fcntl, os, select, struct, subprocess, sys, termios, time
+m = os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)
+fcntl.ioctl(m, getattr(termios, "TIOCSPTLCK", 0x40045431), struct.pack("i", 0))
+n = struct.unpack("I", fcntl.ioctl(m, getattr(termios, "TIOCGPTN", 0x80045430), b"\0" * 4))[0]
+p = subprocess.Popen(sys.argv[1:] + ["--report=/dev/pts/%d" % n, "--", "sleep", "2"],
+                     stdin=subprocess.DEVNULL)
+first, got = None, b""
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    if select.select([m], [], [], 0.05)[0]:
+        try:
+            d = os.read(m, 65536)
+            first = first or "data"
+            got += d
+        except OSError:
+            first = first or "EIO"
+            if p.poll() is not None:
+                break
+            time.sleep(0.05)
+    elif p.poll() is not None and got:
+        break
+p.wait()
+print(first, p.returncode, "yes" if b'"runx_version"' in got else "no")
+PYEOF
+got=$("$PY" "$TMPD/pty-report.py" "$RUNX" "${LAUNCH_ARGS[@]}" 2>&1)
+assert_eq "--report=/dev/pts/N, a pty nobody else holds: no hang-up before the report, exit 0, the report there" \
+	"data 0 yes" "$got"
 
 d=$TMPD/probed
 mkdir -p "$d"
