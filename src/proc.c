@@ -164,10 +164,12 @@ int runx_proc_parse_stat(char *line, pid_t pid, struct runx_proc_stat *st)
 	for (int field = 23; field < 28 && ok; field++)
 		skip_field(&p, &ok);	       /* vsize (23) ... endcode (27) */
 	st->start_stack = next_field(&p, &ok); /* 28 */
-	for (int field = 29; field < 33 && ok; field++)
-		skip_field(&p, &ok);	   /* kstkesp (29) ... blocked (32) */
-	st->ignored = next_field(&p, &ok); /* 33: signals 1-31 */
-	st->caught = next_field(&p, &ok);  /* 34: signals 1-31 */
+	skip_field(&p, &ok);		       /* kstkesp (29) */
+	skip_field(&p, &ok);		       /* kstkeip (30) */
+	st->pending = next_field(&p, &ok);     /* 31: signals 1-31 */
+	skip_field(&p, &ok);		       /* blocked (32) */
+	st->ignored = next_field(&p, &ok);     /* 33: signals 1-31 */
+	st->caught = next_field(&p, &ok);      /* 34: signals 1-31 */
 	for (int field = 35; field < 38 && ok; field++)
 		skip_field(&p, &ok);		   /* wchan (35) ... 37 */
 	st->exit_signal = next_pid_field(&p, &ok); /* 38 */
@@ -374,12 +376,25 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
 {
 	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
+	       (st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
 	       runx_proc_is_dead_in(procfd, st);
 }
 
 bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 {
 	return runx_proc_is_exiting_in(AT_FDCWD, st);
+}
+
+/* PF_SIGNALED: set by get_signal() (kernel/signal.c) on the thread that
+ * takes a fatal signal, before do_group_exit() (include/linux/sched.h) */
+#define PF_SIGNALED 0x400ULL
+
+bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
+{
+	return (st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
+	       ((st->flags & (PF_EXITING | PF_SIGNALED)) ==
+		    (PF_EXITING | PF_SIGNALED) &&
+		st->threads == 1);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

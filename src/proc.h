@@ -26,6 +26,10 @@ struct runx_proc_stat {
 	 * hides them (no ptrace read access). */
 	unsigned long long start_stack;
 	unsigned long long arg_start;
+	/* field 31 (signal): the signals pending for the main thread alone,
+	 * bit sig-1 (signals 1-31); SIGKILL there means the process is
+	 * dying (runx_proc_is_exiting()) */
+	unsigned long long pending;
 	/* fields 33 (sigignore) and 34 (sigcatch): bit sig-1 set if sig is
 	 * ignored, caught by a handler; signals 1-31 only (the kernel masks
 	 * the rest off) */
@@ -87,12 +91,28 @@ bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st);
 /*
  * True for a process that is dead (runx_proc_is_dead()) or on its way:
  * its only thread has PF_EXITING (0x4 in field 9, set by do_exit(),
- * kernel/exit.c, which it never leaves alive).  For what runx names as
+ * kernel/exit.c, which it never leaves alive), or its main thread has
+ * SIGKILL pending (field 31): a signal whose action is to end the
+ * process (SIGKILL, or SIGTERM not caught nor ignored) makes the kernel
+ * queue SIGKILL to each of its threads as it is sent (complete_signal(),
+ * kernel/signal.c), and none returns to its code again, though it may
+ * not have run since.  For what runx names as
  * alive (-v, --report), never to decide that a scope is empty: the kernel
  * says that (runx(1), "counts as gone").  Reads what runx_proc_is_dead()
  * reads.
  */
 bool runx_proc_is_exiting(const struct runx_proc_stat *st);
+
+/*
+ * True for a process that a signal is ending: SIGKILL pending on its main
+ * thread (as runx_proc_is_exiting() reads it), or its only thread in
+ * do_exit() (PF_EXITING) after taking a fatal signal (PF_SIGNALED,
+ * 0x400 in field 9).  Such a process forks no more (copy_process(),
+ * kernel/fork.c, fails while a fatal signal is pending), unlike one that
+ * exits on its own, whose pid may be hopping to a child no walk of /proc
+ * has listed yet.  Not dead-or-alive: a zombie is neither dying nor alive.
+ */
+bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st);
 
 /*
  * True if /proc/PID/task lists more than one thread (the leader may be a

@@ -331,9 +331,10 @@ void sup_give_up(struct supervisor *s)
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;
-	int unreached;
-	s->res->unkillable_d = sup_count_uninterruptible(s, &unreached);
-	s->res->unreached = unreached > 0;
+	struct sup_left k;
+	sup_count_left(s, &k);
+	s->res->unkillable_d = k.uninterruptible;
+	s->res->unreached = k.unreached > 0;
 	s->res->unverified = s->live_unknown;
 	if (s->live_unknown)
 		runx_error("cannot verify that %s is empty %d s after SIGKILL; "
@@ -426,6 +427,29 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 }
 
 /*
+ * How many of the left processes the census counted (left > 0) are
+ * alive, for -v and --report: not those a signal is ending
+ * (runx_proc_is_dying_of_signal(): killed by another process of the job
+ * just before the command exited, say), as the lists of the deadline and
+ * the grace period leave them out (of the first RUNX_MAX_NAMED listed).
+ * One exiting on its own still counts: its pid may be hopping to a child
+ * that the census counted through it.  The stop or the wait goes on until
+ * the scope is empty all the same.  The census's watches are renewed; 0
+ * if the scope is empty by then.  Without -v and --report, left.
+ */
+static int leftovers_alive(struct supervisor *s, int left)
+{
+	struct sup_left k;
+
+	if (!s->count)
+		return left;
+	sup_count_left(s, &k);
+	if (sup_census(s, false) == 0 || k.listed == 0)
+		return 0;
+	return left > k.dying ? left - k.dying : 0;
+}
+
+/*
  * The command exited on its own while RUNNING: clean up or wait.  Where
  * the census finds leftovers while runx has a zombie child, they are
  * counted again once the zombies are reaped (sup_census_reaped()): a
@@ -440,15 +464,23 @@ void sup_on_command_exit(struct supervisor *s)
 	int left = sup_census(s, true);
 	if (left > 0 && sup_zombie_child())
 		left = sup_census_reaped(s);
+	if (left > 0)
+		left = leftovers_alive(s, left);
 	s->res->leftovers = left;
-	if (left == 0) {
+	if (s->live == 0) {
 		s->phase = DONE;
 		return;
 	}
+	sup_scope_text(s, where, sizeof(where));
+	if (left == 0)
+		runx_verbose(
+		    "what is left in %s is exiting, not yet gone: %s it", where,
+		    s->stop->wait_all ? "waiting for" : "stopping");
 	if (s->stop->wait_all) {
-		runx_verbose("waiting for %d process%s left in %s (--wait-all)",
-			     left, left == 1 ? "" : "es",
-			     sup_scope_text(s, where, sizeof(where)));
+		if (left > 0)
+			runx_verbose("waiting for %d process%s left in %s "
+				     "(--wait-all)",
+				     left, left == 1 ? "" : "es", where);
 		s->phase = WAITING;
 		/* a member without a watch (past RUNX_MAX_WATCH, hidden, or
 		 * born after the census's /proc listing) wakes nobody: the
@@ -456,9 +488,9 @@ void sup_on_command_exit(struct supervisor *s)
 		arm_recheck(s);
 		return;
 	}
-	runx_verbose("stopping %d leftover process%s in %s", left,
-		     left == 1 ? "" : "es",
-		     sup_scope_text(s, where, sizeof(where)));
+	if (left > 0)
+		runx_verbose("stopping %d leftover process%s in %s", left,
+			     left == 1 ? "" : "es", where);
 	sup_begin_stop(s, s->stop->first_signal, "sending");
 }
 

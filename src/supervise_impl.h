@@ -132,13 +132,28 @@ void sup_tell_named(const struct runx_named *named, const char *when);
 void sup_name_alive(struct supervisor *s, struct runx_named *named,
 		    const char *when);
 
+/* What sup_count_left() found of the processes left in the scope. */
+struct sup_left {
+	int listed;	     /* the listing census's count: it leaves out
+			      * what the scope can tell is exiting (the pidns
+			      * scope, whose dying members it may not list:
+			      * pidns_census()); 1 where it could not look */
+	int uninterruptible; /* in state D (proc(5)) */
+	int unreached;	     /* neither in D nor exiting
+			      * (runx_proc_is_exiting()): after a SIGKILL, one
+			      * that it did not reach */
+	int dying;	     /* a signal is ending it
+			      * (runx_proc_is_dying_of_signal()) */
+};
+
 /*
- * watch.c: how many of the processes left in the scope (the first
- * RUNX_MAX_NAMED listed) are in uninterruptible sleep (state D, proc(5));
- * *unreached: how many of them are neither in D nor exiting
- * (runx_proc_is_exiting()): a SIGKILL did not reach them.
+ * watch.c: classifies the processes left in the scope (the first
+ * RUNX_MAX_NAMED of a census that lists them, or the command alone while
+ * it runs outside the scope) into *k, by a /proc/PID/stat read each, one
+ * fd at a time.  The census's watches are closed.  Where /proc is another
+ * PID namespace's, it tells nothing of them: all 0 but listed, 1.
  */
-int sup_count_uninterruptible(struct supervisor *s, int *unreached);
+void sup_count_left(struct supervisor *s, struct sup_left *k);
 
 /* watch.c: a signal's name, the scope's description, for messages. */
 const char *sup_signame(int sig, char *buf, size_t size);

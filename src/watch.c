@@ -246,34 +246,33 @@ const char *sup_scope_text(struct supervisor *s, char *buf, size_t size)
 	return runx_scope_describe(s->scope, buf, size);
 }
 
-/* Counts st in *d if in D, else in *unreached unless exiting. */
-static void count_left(const struct runx_proc_stat *st, int *d, int *unreached)
+/* Counts st, a live process left in the scope, in k. */
+static void count_left(const struct runx_proc_stat *st, struct sup_left *k)
 {
 	if (st->state == 'D')
-		++*d;
+		k->uninterruptible++;
 	else if (!runx_proc_is_exiting(st))
-		++*unreached;
+		k->unreached++;
+	k->dying += runx_proc_is_dying_of_signal(st);
 }
 
-int sup_count_uninterruptible(struct supervisor *s, int *unreached)
+void sup_count_left(struct supervisor *s, struct sup_left *k)
 {
 	pid_t pids[RUNX_MAX_NAMED];
 	struct runx_census c = {.pids = pids, .maxpids = RUNX_MAX_NAMED};
 	struct runx_proc_stat st;
-	int n = 0;
 
-	*unreached = 0;
+	*k = (struct sup_left){.listed = 1};
 	if (!s->scope->proc_trusted)
-		return 0; /* another namespace's /proc tells nothing of these */
+		return; /* another namespace's /proc tells nothing of these */
 	sup_close_watches(s);
 	runx_scope_census(s->scope, &c);
+	k->listed = c.state == RUNX_CENSUS_UNKNOWN ? 1 : c.count;
 	for (int i = 0; i < c.npids; i++)
 		if (runx_proc_stat(pids[i], &st) == 0 &&
 		    !runx_proc_is_dead(&st))
-			count_left(&st, &n, unreached);
+			count_left(&st, k);
 	if (!s->exited && c.npids == 0 &&
 	    runx_proc_stat(s->res->pid, &st) == 0 && !runx_proc_is_dead(&st))
-		count_left(&st, &n, unreached); /* the command alone, outside
-						 * the scope */
-	return n;
+		count_left(&st, k); /* the command alone, outside the scope */
 }

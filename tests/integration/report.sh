@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1217,5 +1217,38 @@ while time.process_time() - t < 0.3:
 else
 	skips $((1 + $(checks_cgroup | grep -c '|'))) "cgroup figures" "no writable cgroup v2 here"
 fi
+
+
+# --- processes that are exiting are not alive ------------------------------------
+# A process that a signal ends is exiting from the moment the signal is
+# sent (the kernel queues SIGKILL to it then), though it may not have run
+# since.  With -k 0, the count after the grace period, taken right after
+# the first signal, leaves out the sleep that SIGTERM is ending (b742983
+# counted it in 19 runs of 20 in the child scope); so does the count of
+# leftovers, for a sleep that the command killed just before it exited
+# (17 of 20 in the pidns scope).  5 runs of each, in every scope.
+probe_scopes
+for scope in child group tree cgroup pidns; do
+	why=$(scope_missing "$scope")
+	if [ -n "$why" ]; then
+		skips 3 "exiting processes, $scope scope" "$why"
+		continue
+	fi
+	R=(runx --kill-scope="$scope")
+	[ "$scope" = cgroup ] && R=(runx_cg -C)
+	new_marker m
+	got="" lo=""
+	for i in 1 2 3 4 5; do
+		s=$(st "${R[@]}" -t 0.2 -k 0 --report="$TMPD/k0.json" -- sleep "$m")
+		got+="$s $(jq -r '"\(.killed_after_grace) \(.alive_after_grace.count // 0)"' "$TMPD/k0.json" 2>&1);"
+		s=$(st "${R[@]}" --report="$TMPD/lo.json" -- sh -c 'sleep "$1" & kill -KILL $!; exit 0' sh "$m")
+		lo+="$s $(jq -r .leftovers_stopped "$TMPD/lo.json" 2>&1);"
+	done
+	assert_eq "-k 0, $scope scope: the sleep that SIGTERM is ending is not alive after the grace period (5 runs)" \
+		"$(printf '124 0 0;%.0s' 1 2 3 4 5)" "$got"
+	assert_eq "$scope scope: a sleep that the command killed is no leftover (5 runs)" \
+		"$(printf '0 0;%.0s' 1 2 3 4 5)" "$lo"
+	assert_dead "exiting processes, $scope scope: nothing left" "$m"
+done
 
 done_testing

@@ -155,6 +155,55 @@ START_TEST(a_line_that_is_not_one)
 }
 END_TEST
 
+/* pid 12's line with every field, field 9 (flags) and 31 (pending
+ * signals) as %u (snprintf(3)) */
+#define STAT_LINE_PENDING                                                      \
+	"12 (sh) S 1 12 12 0 -1 %u 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0 0 0 0 0 0 "  \
+	"0 %u 0 2 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+
+/*
+ * Field 31 is the main thread's pending signals: SIGKILL there (bit 8,
+ * queued by complete_signal() to every thread of a process that a
+ * signal ends, as it is sent) makes the process exiting, though its state
+ * is still S and it has not run since; another pending signal does not.
+ * Field 33 (ignored) is read apart from it.  A signal is ending it then,
+ * as it is one in do_exit() that PF_SIGNALED marks; one in do_exit()
+ * without it exits on its own.
+ */
+START_TEST(a_pending_sigkill_is_exiting)
+{
+	const unsigned rnd = 0x400000, exiting = 0x4, signaled = 0x400;
+	char line[256];
+	struct runx_proc_stat st;
+
+	snprintf(line, sizeof(line), STAT_LINE_PENDING, rnd,
+		 1u << (SIGKILL - 1));
+	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
+	ck_assert(st.pending == 256);
+	ck_assert(st.ignored == 2); /* SIGINT, read apart from it */
+	ck_assert_int_eq(st.exit_signal, 17);
+	ck_assert(!runx_proc_is_dead(&st));
+	ck_assert(runx_proc_is_exiting(&st));
+	ck_assert(runx_proc_is_dying_of_signal(&st));
+	snprintf(line, sizeof(line), STAT_LINE_PENDING, rnd,
+		 1u << (SIGUSR1 - 1));
+	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
+	ck_assert(st.pending == 512);
+	ck_assert(!runx_proc_is_exiting(&st));
+	ck_assert(!runx_proc_is_dying_of_signal(&st));
+	/* in do_exit(): of a signal, or on its own (a pid that may hop) */
+	snprintf(line, sizeof(line), STAT_LINE_PENDING,
+		 rnd | exiting | signaled, 0u);
+	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
+	ck_assert(runx_proc_is_exiting(&st));
+	ck_assert(runx_proc_is_dying_of_signal(&st));
+	snprintf(line, sizeof(line), STAT_LINE_PENDING, rnd | exiting, 0u);
+	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
+	ck_assert(runx_proc_is_exiting(&st));
+	ck_assert(!runx_proc_is_dying_of_signal(&st));
+}
+END_TEST
+
 START_TEST(a_name_with_parentheses_and_spaces)
 {
 	struct runx_proc_stat st;
@@ -628,6 +677,7 @@ int main(void)
 	tcase_add_test(tc, own_stat_fields);
 	tcase_add_test(tc, a_process_being_released);
 	tcase_add_test(tc, a_line_that_is_not_one);
+	tcase_add_test(tc, a_pending_sigkill_is_exiting);
 	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
