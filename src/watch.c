@@ -129,7 +129,10 @@ void sup_tell_named(const struct runx_named *named, const char *when)
 		if (np->argv_cut) /* no part of a character at the cut */
 			len = runx_utf8_whole_prefix(cmd, len);
 		cmd[len] = '\0';
-		long long tenths = (long long)(np->age_ns / 100000000);
+		/* tenths of a second, rounded half up as the report's
+		 * seconds would be read (0.49 s: "0.5s", not "0.4s") */
+		long long tenths =
+		    (long long)((np->age_ns + 50000000) / 100000000);
 		runx_verbose("alive %s: pid %d, age %lld.%llds: %s%s", when,
 			     (int)np->pid, tenths / 10, tenths % 10,
 			     np->argv_len ? cmd : "[no command line]",

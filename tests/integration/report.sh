@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -795,7 +795,7 @@ fi
 new_marker m
 s=0
 # shellcheck disable=SC2046 # 201 arguments
-runx -v -t 1 --report="$TMPD/cut.json" -- sh -c 'sleep "$1"; :' sh "$m" $(seq 1000 1200) \
+runx -v -t 0.98 --report="$TMPD/cut.json" -- sh -c 'sleep "$1"; :' sh "$m" $(seq 1000 1200) \
 	2>"$TMPD/cut.err" || s=$?
 assert_eq "a command line over 512 bytes, alive at the deadline: 124" 124 "$s"
 assert_dead "a command line over 512 bytes: dead" "$m"
@@ -809,6 +809,18 @@ print("|".join([str(a["count"])] + ["%s,%s,%s" % (p["argv"][0], p["argv_truncate
 assert_match "a command line over 512 bytes: -v says it was cut" \
 	"alive at the deadline: pid [0-9]+, age [0-9.]+s: sh -c .* \[command line cut at 512 bytes\]" \
 	"$(cat "$TMPD/cut.err")"
+# -v's ages are the report's in tenths of a second, rounded half up (the
+# runx before cut them: the report's 0.49 read "age 0.4s"; the deadline
+# of 0.98 s puts the ages just under 1 s, unless the machine is slow)
+assert_eq "the ages -v shows are the report's, rounded half up to tenths" "2 ok" \
+	"$("$PY" -c 'import decimal, json, re, sys
+D = decimal.Decimal
+ages = {p["pid"]: D(repr(p["age"])) for p in json.load(open(sys.argv[1]))["alive_at_deadline"]["processes"]}
+shown = {int(m.group(1)): D(m.group(2)) for m in re.finditer(
+    r"alive at the deadline: pid (\d+), age ([0-9.]+)s", open(sys.argv[2], errors="replace").read())}
+bad = ["%d: %s for %s" % (p, shown.get(p), a) for p, a in ages.items()
+       if shown.get(p) != a.quantize(D("0.1"), rounding=decimal.ROUND_HALF_UP)]
+print(len(ages), " ".join(bad) or "ok")' "$TMPD/cut.json" "$TMPD/cut.err" 2>&1)"
 # Empty arguments at the end of a command line are arguments (the runx
 # before dropped them, with every trailing NUL); a command line of 513
 # bytes (its last NUL included) is whole, and -v shows all 512 bytes of it
