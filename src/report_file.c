@@ -498,6 +498,13 @@ static int check(const char *path, int links)
 	return r;
 }
 
+bool runx_report_replaces(const char *path)
+{
+	struct stat st;
+
+	return own_fd(path) < 0 && (stat(path, &st) < 0 || S_ISREG(st.st_mode));
+}
+
 int runx_report_check(const char *path)
 {
 	return check(path, 0);

@@ -2,6 +2,7 @@
 #ifndef RUNX_REPORT_FILE_H
 #define RUNX_REPORT_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -53,5 +54,13 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
  * mtime aside).
  */
 int runx_report_check(const char *path);
+
+/*
+ * True if a report to path replaces a file by rename(2) (or makes one):
+ * path is no name of runx's own fd (runx_report_deliver()) and names no
+ * file, or a regular file (stat(2), symlinks followed).  False for a
+ * device, FIFO or socket, which is written through.
+ */
+bool runx_report_replaces(const char *path);
 
 #endif

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 4 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1070,6 +1070,23 @@ for rep in /dev/tty "$TMPD/to-tty"; do
 done
 "$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMPD/report.sock"
 refused "a report path that is a socket" "No such device or address" "$TMPD/report.sock"
+# the file of --stdout or --stderr, which the report would replace (a
+# rename(2) at the end: the command's output there lost), is refused
+# before the start, a new one by its name, an existing one through a
+# symlink too; a device they share is written through
+rm -f "$TMPD/started" "$TMPD/out.log"
+s=$(cd "$TMPD" && st "$RUNX" "${LAUNCH_ARGS[@]}" -o out.log --report=./out.log -- touch "$TMPD/started" 2>"$TMPD/same.err")
+assert_eq "--report and -o name one new file: 125, nothing started, nothing made" "125 no no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no) $([ -e "$TMPD/out.log" ] && echo yes || echo no)" "$(cat "$TMPD/same.err")"
+assert_eq "--report and -o name one new file: one line naming it" \
+	"runx: --report='./out.log' is the file of --stdout: the report would replace the command's output" "$(cat "$TMPD/same.err")"
+echo kept >"$TMPD/err.log"
+ln -sfn err.log "$TMPD/err.link"
+s=$(st runx -e "$TMPD/err.link" --report="$TMPD/err.log" -- touch "$TMPD/started" 2>"$TMPD/same.err")
+assert_eq "--report and -e (a symlink) name one file: 125, nothing started, the file kept" "125 no kept" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no) $(cat "$TMPD/err.log")" "$(cat "$TMPD/same.err")"
+s=$(st runx -o /dev/null --report=/dev/null -- true 2>"$TMPD/same.err")
+assert_eq "--report and -o both /dev/null: exit 0, nothing said" "0 " "$s $(cat "$TMPD/same.err")"
 # a symlink to a writable device is still written through
 ln -sfn /dev/null "$TMPD/to-null"
 s=$(st runx --report="$TMPD/to-null" -- true 2>"$TMPD/null.err")
