@@ -373,32 +373,10 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 }
 
 /*
- * True if paths a and b name one file: the same device and inode where
- * both exist, else the same last component in the same directory (one
- * that a redirect or the report will make).  Symlinks are followed.
- */
-static bool same_target(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char da[PATH_MAX], db[PATH_MAX];
-	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-
-	if (ea || eb)
-		return ea && eb && sa.st_dev == sb.st_dev &&
-		       sa.st_ino == sb.st_ino;
-	const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
-	const char *ba = na != NULL ? na + 1 : a, *bb = nb != NULL ? nb + 1 : b;
-	snprintf(da, sizeof(da), "%.*s", na == a ? 1 : (int)(ba - a), a);
-	snprintf(db, sizeof(db), "%.*s", nb == b ? 1 : (int)(bb - b), b);
-	return strcmp(ba, bb) == 0 && stat(da[0] ? da : ".", &sa) == 0 &&
-	       stat(db[0] ? db : ".", &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/*
  * --report=FILE that cannot be written, or that would replace the file
- * of --stdout or --stderr (a rename(2) over it at the end: the command's
- * output there would be lost): refused before anything runs.
+ * of --stdout, --stderr or --stdin (a rename(2) over it at the end: the
+ * command's output there, or the input file, would be lost): refused
+ * before anything runs.
  */
 static int check_report(const struct runx_options *o,
 			const struct runx_plan_probes *pr, char *err,
@@ -407,21 +385,21 @@ static int check_report(const struct runx_options *o,
 	char q[RUNX_QUOTE_SIZE];
 	const char *path = o->report_path;
 	int r = path != NULL ? pr->report_dir(path) : 0;
-	const char *out[] = {o->stdout_path, o->stderr_path};
-	const char *opt[] = {"--stdout", "--stderr"};
+	const char *out[] = {o->stdout_path, o->stderr_path, o->stdin_path};
+	const char *opt[] = {"--stdout", "--stderr", "--stdin"};
 
 	if (r < 0)
 		return runx_plan_refuse(
 		    err, errsize, r, "cannot write the report '%s': %s",
 		    runx_quote(path, q, sizeof(q)), strerror(-r));
-	for (int i = 0; path != NULL && i < 2; i++)
-		if (out[i] != NULL && runx_report_replaces(path) &&
-		    same_target(path, out[i]))
+	for (int i = 0; path != NULL && i < 3; i++)
+		if (out[i] != NULL && runx_report_is_file_of(path, out[i]))
 			return runx_plan_refuse(
 			    err, errsize, -EINVAL,
 			    "--report='%s' is the file of %s: the report "
-			    "would replace the command's output",
-			    runx_quote(path, q, sizeof(q)), opt[i]);
+			    "would replace the command's %s",
+			    runx_quote(path, q, sizeof(q)), opt[i],
+			    i < 2 ? "output" : "input");
 	return 0;
 }
 

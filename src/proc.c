@@ -376,7 +376,8 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
 {
 	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
-	       (st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
+	       ((st->pending & (1ULL << (SIGKILL - 1))) != 0 &&
+		st->threads == 1) ||
 	       runx_proc_is_dead_in(procfd, st);
 }
 
@@ -391,10 +392,10 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
 {
-	return (st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
-	       ((st->flags & (PF_EXITING | PF_SIGNALED)) ==
-		    (PF_EXITING | PF_SIGNALED) &&
-		st->threads == 1);
+	return st->threads == 1 &&
+	       ((st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
+		(st->flags & (PF_EXITING | PF_SIGNALED)) ==
+		    (PF_EXITING | PF_SIGNALED));
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

@@ -91,26 +91,31 @@ bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st);
 /*
  * True for a process that is dead (runx_proc_is_dead()) or on its way:
  * its only thread has PF_EXITING (0x4 in field 9, set by do_exit(),
- * kernel/exit.c, which it never leaves alive), or its main thread has
+ * kernel/exit.c, which it never leaves alive), or that thread has
  * SIGKILL pending (field 31): a signal whose action is to end the
- * process (SIGKILL, or SIGTERM not caught nor ignored) makes the kernel
- * queue SIGKILL to each of its threads as it is sent (complete_signal(),
- * kernel/signal.c), and none returns to its code again, though it may
- * not have run since.  For what runx names as
- * alive (-v, --report), never to decide that a scope is empty: the kernel
- * says that (runx(1), "counts as gone").  Reads what runx_proc_is_dead()
- * reads.
+ * process without a core dump (SIGKILL, or SIGTERM neither caught,
+ * ignored nor blocked), sent to a process not stopped nor traced, makes
+ * the kernel queue SIGKILL to each of its threads as it is sent
+ * (complete_signal(), kernel/signal.c), and none returns to its code
+ * again, though it may not have run since.  Other fatal signals (a core
+ * dump's: SIGQUIT) show only once it runs.  Only a single thread's
+ * SIGKILL is read: one of several may be in execve(2) from another
+ * thread (de_thread() queues SIGKILL to the rest, the leader too).  For what
+ * runx names as alive (-v, --report), never to decide that a scope is empty:
+ * the kernel says that (runx(1), "counts as gone").  Reads what
+ * runx_proc_is_dead() reads.
  */
 bool runx_proc_is_exiting(const struct runx_proc_stat *st);
 
 /*
- * True for a process that a signal is ending: SIGKILL pending on its main
- * thread (as runx_proc_is_exiting() reads it), or its only thread in
+ * True for a process of one thread that a signal is ending: SIGKILL
+ * pending (as runx_proc_is_exiting() reads it), or the thread in
  * do_exit() (PF_EXITING) after taking a fatal signal (PF_SIGNALED,
  * 0x400 in field 9).  Such a process forks no more (copy_process(),
  * kernel/fork.c, fails while a fatal signal is pending), unlike one that
  * exits on its own, whose pid may be hopping to a child no walk of /proc
- * has listed yet.  Not dead-or-alive: a zombie is neither dying nor alive.
+ * has listed yet.  A zombie may still show the flags: its callers ask
+ * runx_proc_is_dead() first.
  */
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st);
 

@@ -498,11 +498,59 @@ static int check(const char *path, int links)
 	return r;
 }
 
-bool runx_report_replaces(const char *path)
+/*
+ * path, through symlinks to no file (MAX_LINKS at most), into buf (size
+ * bytes): the name a write through it makes.  0, or -errno (-ELOOP,
+ * -ENAMETOOLONG).
+ */
+static int final_name(const char *path, char *buf, size_t size)
 {
 	struct stat st;
+	char target[PATH_MAX];
+	int links = 0;
 
-	return own_fd(path) < 0 && (stat(path, &st) < 0 || S_ISREG(st.st_mode));
+	if ((size_t)snprintf(buf, size, "%s", path) >= size)
+		return -ENAMETOOLONG;
+	while (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (links++ >= MAX_LINKS ||
+		    link_target(buf, target, sizeof(target)) < 0 ||
+		    (size_t)snprintf(buf, size, "%s", target) >= size)
+			return -ELOOP;
+	}
+	return 0;
+}
+
+/* True if a and b, names that a write makes (final_name()), are one: the
+ * same last component in the same directory (its device and inode). */
+static bool same_new_file(const char *a, const char *b)
+{
+	char fa[PATH_MAX], fb[PATH_MAX], da[PATH_MAX], db[PATH_MAX];
+	struct stat sa, sb;
+
+	if (final_name(a, fa, sizeof(fa)) < 0 ||
+	    final_name(b, fb, sizeof(fb)) < 0 ||
+	    dir_of(fa, da, sizeof(da)) < 0 || dir_of(fb, db, sizeof(db)) < 0)
+		return false;
+	const char *na = strrchr(fa, '/'), *nb = strrchr(fb, '/');
+	return strcmp(na != NULL ? na + 1 : fa, nb != NULL ? nb + 1 : fb) ==
+		   0 &&
+	       stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool runx_report_is_file_of(const char *report, const char *path)
+{
+	struct stat st, sp;
+
+	if (own_fd(report) >= 0)
+		return false; /* written to runx's fd, at its offset */
+	bool er = stat(report, &st) == 0, ep = stat(path, &sp) == 0;
+	if (er && !S_ISREG(st.st_mode))
+		return false; /* written through */
+	if (er || ep)
+		return er && ep && st.st_dev == sp.st_dev &&
+		       st.st_ino == sp.st_ino;
+	return same_new_file(report, path);
 }
 
 int runx_report_check(const char *path)

@@ -56,11 +56,13 @@ int runx_report_deliver(const char *path, const char *text, size_t len);
 int runx_report_check(const char *path);
 
 /*
- * True if a report to path replaces a file by rename(2) (or makes one):
- * path is no name of runx's own fd (runx_report_deliver()) and names no
- * file, or a regular file (stat(2), symlinks followed).  False for a
- * device, FIFO or socket, which is written through.
+ * True if a report to report would replace (by rename(2), at the end) the
+ * file that path names, which a redirect opens: both name one existing
+ * regular file (device and inode, symlinks followed), or neither exists
+ * and both name the same last component in the same directory, through
+ * any symlinks to no file.  False where the report is written through (a
+ * device, FIFO or socket; a name of runx's own fd such as /dev/stdout).
  */
-bool runx_report_replaces(const char *path);
+bool runx_report_is_file_of(const char *report, const char *path);
 
 #endif

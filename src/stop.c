@@ -428,14 +428,17 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
 
 /*
  * How many of the left processes the census counted (left > 0) are
- * alive, for -v and --report: not those a signal is ending
+ * alive, for -v and --report, from one census that lists them, taken
+ * once runx's zombie children are reaped (the killed ones among them):
+ * its count less the listed ones that a signal is ending
  * (runx_proc_is_dying_of_signal(): killed by another process of the job
  * just before the command exited, say), as the lists of the deadline and
  * the grace period leave them out (of the first RUNX_MAX_NAMED listed).
- * One exiting on its own still counts: its pid may be hopping to a child
- * that the census counted through it.  The stop or the wait goes on until
- * the scope is empty all the same.  The census's watches are renewed; 0
- * if the scope is empty by then.  Without -v and --report, left.
+ * One exiting on its own, or dead by the time it is read, still counts:
+ * its pid may be hopping to a child that the census counted through it.
+ * The stop or the wait goes on until the scope is empty all the same.
+ * The census's watches are renewed; 0 if the scope is empty by then.
+ * Without -v and --report, left.
  */
 static int leftovers_alive(struct supervisor *s, int left)
 {
@@ -443,10 +446,18 @@ static int leftovers_alive(struct supervisor *s, int left)
 
 	if (!s->count)
 		return left;
-	sup_count_left(s, &k);
-	if (sup_census(s, false) == 0 || k.listed == 0)
+	/* as sup_census_reaped(): a killed one may turn into a zombie child
+	 * of runx's (which the census counts) between a reap and the
+	 * listing; a few rounds, for a job whose children keep dying */
+	for (int round = 0; round < 4; round++) {
+		sup_reap(s);
+		sup_count_left(s, &k);
+		if (k.listed == 0 || !sup_zombie_child())
+			break;
+	}
+	if (sup_census(s, false) == 0)
 		return 0;
-	return left > k.dying ? left - k.dying : 0;
+	return k.listed > k.dying ? k.listed - k.dying : 0;
 }
 
 /*

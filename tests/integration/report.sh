@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 4 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 6 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1085,6 +1085,17 @@ ln -sfn err.log "$TMPD/err.link"
 s=$(st runx -e "$TMPD/err.link" --report="$TMPD/err.log" -- touch "$TMPD/started" 2>"$TMPD/same.err")
 assert_eq "--report and -e (a symlink) name one file: 125, nothing started, the file kept" "125 no kept" \
 	"$s $([ -e "$TMPD/started" ] && echo yes || echo no) $(cat "$TMPD/err.log")" "$(cat "$TMPD/same.err")"
+# a symlink to no file is the name it makes (the report would replace
+# the file -o made through it), and --stdin's file is refused too
+rm -f "$TMPD/out.log"
+ln -sfn out.log "$TMPD/dangling"
+s=$(st runx -o "$TMPD/out.log" --report="$TMPD/dangling" -- touch "$TMPD/started" 2>"$TMPD/same.err")
+assert_eq "--report through a symlink to no file, -o that file: 125, nothing started" "125 no" \
+	"$s $([ -e "$TMPD/started" ] && echo yes || echo no)" "$(cat "$TMPD/same.err")"
+echo input >"$TMPD/in.txt"
+s=$(st runx -i "$TMPD/in.txt" --report="$TMPD/in.txt" -- cat 2>"$TMPD/same.err")
+assert_eq "--report and -i name one file: 125, the input kept" "125 input" "$s $(cat "$TMPD/in.txt")" \
+	"$(cat "$TMPD/same.err")"
 s=$(st runx -o /dev/null --report=/dev/null -- true 2>"$TMPD/same.err")
 assert_eq "--report and -o both /dev/null: exit 0, nothing said" "0 " "$s $(cat "$TMPD/same.err")"
 # a symlink to a writable device is still written through
