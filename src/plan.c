@@ -376,7 +376,8 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
  * --report=FILE that cannot be written, or that would replace the file
  * of --stdout, --stderr or --stdin (a rename(2) over it at the end: the
  * command's output there, or the input file, would be lost): refused
- * before anything runs.
+ * before anything runs.  An input file that is not there is an error of
+ * its own, said when the redirects are opened.
  */
 static int check_report(const struct runx_options *o,
 			const struct runx_plan_probes *pr, char *err,
@@ -393,7 +394,8 @@ static int check_report(const struct runx_options *o,
 		    err, errsize, r, "cannot write the report '%s': %s",
 		    runx_quote(path, q, sizeof(q)), strerror(-r));
 	for (int i = 0; path != NULL && i < 3; i++)
-		if (out[i] != NULL && runx_report_is_file_of(path, out[i]))
+		if (out[i] != NULL && (i < 2 || access(out[i], F_OK) == 0) &&
+		    runx_report_is_file_of(path, out[i]))
 			return runx_plan_refuse(
 			    err, errsize, -EINVAL,
 			    "--report='%s' is the file of %s: the report "

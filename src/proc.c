@@ -387,15 +387,16 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 }
 
 /* PF_SIGNALED: set by get_signal() (kernel/signal.c) on the thread that
- * takes a fatal signal, before do_group_exit() (include/linux/sched.h) */
+ * takes a fatal signal off its queue, before a core dump and
+ * do_group_exit(), which never return to the process's code
+ * (include/linux/sched.h) */
 #define PF_SIGNALED 0x400ULL
 
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
 {
 	return st->threads == 1 &&
 	       ((st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
-		(st->flags & (PF_EXITING | PF_SIGNALED)) ==
-		    (PF_EXITING | PF_SIGNALED));
+		(st->flags & PF_SIGNALED) != 0);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

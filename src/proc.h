@@ -109,13 +109,13 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st);
 
 /*
  * True for a process of one thread that a signal is ending: SIGKILL
- * pending (as runx_proc_is_exiting() reads it), or the thread in
- * do_exit() (PF_EXITING) after taking a fatal signal (PF_SIGNALED,
- * 0x400 in field 9).  Such a process forks no more (copy_process(),
- * kernel/fork.c, fails while a fatal signal is pending), unlike one that
- * exits on its own, whose pid may be hopping to a child no walk of /proc
- * has listed yet.  A zombie may still show the flags: its callers ask
- * runx_proc_is_dead() first.
+ * pending (as runx_proc_is_exiting() reads it), or the thread past
+ * taking a fatal signal off its queue (PF_SIGNALED, 0x400 in field 9,
+ * set before its core dump and do_exit(), both on the way out).  Such a process
+ * forks no more (copy_process(), kernel/fork.c, fails while a fatal signal is
+ * pending), unlike one that exits on its own, whose pid may be hopping to a
+ * child no walk of /proc has listed yet.  A zombie may still show the flags:
+ * its callers ask runx_proc_is_dead() first.
  */
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st);
 

@@ -500,8 +500,9 @@ static int check(const char *path, int links)
 
 /*
  * path, through symlinks to no file (MAX_LINKS at most), into buf (size
- * bytes): the name a write through it makes.  0, or -errno (-ELOOP,
- * -ENAMETOOLONG).
+ * bytes): the name a write through it makes.  0, -ENAMETOOLONG (path
+ * itself too long), or -ELOOP (too many links, or a link whose target
+ * cannot be read or joined to its directory within PATH_MAX).
  */
 static int final_name(const char *path, char *buf, size_t size)
 {

@@ -438,7 +438,8 @@ void sup_begin_stop(struct supervisor *s, int sig, const char *why)
  * its pid may be hopping to a child that the census counted through it.
  * The stop or the wait goes on until the scope is empty all the same.
  * The census's watches are renewed; 0 if the scope is empty by then.
- * Without -v and --report, left.
+ * Without -v and --report, or where no census can list the scope
+ * (another PID namespace's /proc), left.
  */
 static int leftovers_alive(struct supervisor *s, int left)
 {
@@ -448,15 +449,19 @@ static int leftovers_alive(struct supervisor *s, int left)
 		return left;
 	/* as sup_census_reaped(): a killed one may turn into a zombie child
 	 * of runx's (which the census counts) between a reap and the
-	 * listing; a few rounds, for a job whose children keep dying */
+	 * listing, or be listed and then be gone when read (a PID
+	 * namespace's init reaped it): again, a few rounds at most, for a
+	 * job whose children keep dying */
 	for (int round = 0; round < 4; round++) {
 		sup_reap(s);
 		sup_count_left(s, &k);
-		if (k.listed == 0 || !sup_zombie_child())
+		if (k.listed == 0 || (!sup_zombie_child() && k.vanished == 0))
 			break;
 	}
 	if (sup_census(s, false) == 0)
 		return 0;
+	if (!k.seen)
+		return left; /* no listing to count from: the census's */
 	return k.listed > k.dying ? k.listed - k.dying : 0;
 }
 

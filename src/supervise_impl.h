@@ -134,6 +134,8 @@ void sup_name_alive(struct supervisor *s, struct runx_named *named,
 
 /* What sup_count_left() found of the processes left in the scope. */
 struct sup_left {
+	bool seen;	     /* the census listed the scope: /proc is runx's
+			      * own, and it could look */
 	int listed;	     /* the listing census's count: it leaves out
 			      * what the scope can tell is exiting (the pidns
 			      * scope, whose dying members it may not list:
@@ -144,6 +146,7 @@ struct sup_left {
 			      * that it did not reach */
 	int dying;	     /* a signal is ending it
 			      * (runx_proc_is_dying_of_signal()) */
+	int vanished;	     /* listed, but dead or gone when read */
 };
 
 /*
@@ -151,7 +154,8 @@ struct sup_left {
  * RUNX_MAX_NAMED of a census that lists them, or the command alone while
  * it runs outside the scope) into *k, by a /proc/PID/stat read each, one
  * fd at a time.  The census's watches are closed.  Where /proc is another
- * PID namespace's, it tells nothing of them: all 0 but listed, 1.
+ * PID namespace's, it tells nothing of them: all 0 but listed, 1, and
+ * seen false, as where the census could not look.
  */
 void sup_count_left(struct supervisor *s, struct sup_left *k);
 

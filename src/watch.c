@@ -270,11 +270,14 @@ void sup_count_left(struct supervisor *s, struct sup_left *k)
 		return; /* another namespace's /proc tells nothing of these */
 	sup_close_watches(s);
 	runx_scope_census(s->scope, &c);
-	k->listed = c.state == RUNX_CENSUS_UNKNOWN ? 1 : c.count;
+	k->seen = c.state != RUNX_CENSUS_UNKNOWN;
+	k->listed = k->seen ? c.count : 1;
 	for (int i = 0; i < c.npids; i++)
 		if (runx_proc_stat(pids[i], &st) == 0 &&
 		    !runx_proc_is_dead(&st))
 			count_left(&st, k);
+		else
+			k->vanished++;
 	if (!s->exited && c.npids == 0 &&
 	    runx_proc_stat(s->res->pid, &st) == 0 && !runx_proc_is_dead(&st))
 		count_left(&st, k); /* the command alone, outside the scope */

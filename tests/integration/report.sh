@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 6 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1096,6 +1096,10 @@ echo input >"$TMPD/in.txt"
 s=$(st runx -i "$TMPD/in.txt" --report="$TMPD/in.txt" -- cat 2>"$TMPD/same.err")
 assert_eq "--report and -i name one file: 125, the input kept" "125 input" "$s $(cat "$TMPD/in.txt")" \
 	"$(cat "$TMPD/same.err")"
+# an input file that is not there is that error, not the report's
+s=$(st runx -i "$TMPD/no-input" --report="$TMPD/no-input" -- cat 2>"$TMPD/same.err")
+assert_eq "--report and -i name one missing file: 125, it cannot be opened" \
+	"125 runx: cannot open '$TMPD/no-input': No such file or directory" "$s $(cat "$TMPD/same.err")"
 s=$(st runx -o /dev/null --report=/dev/null -- true 2>"$TMPD/same.err")
 assert_eq "--report and -o both /dev/null: exit 0, nothing said" "0 " "$s $(cat "$TMPD/same.err")"
 # a symlink to a writable device is still written through
