@@ -373,12 +373,20 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 	return runx_proc_is_dead_in(AT_FDCWD, st);
 }
 
+/* True if st is of one thread with SIGKILL pending: a fatal signal's
+ * delivery queues it to every thread (complete_signal(), kernel/signal.c),
+ * but so does another thread's execve(2) (de_thread()), hence one thread
+ * only.  Field 31 is the thread's own pending set (do_task_stat(),
+ * fs/proc/array.c). */
+static bool sigkill_pending(const struct runx_proc_stat *st)
+{
+	return st->threads == 1 && (st->pending & (1ULL << (SIGKILL - 1))) != 0;
+}
+
 bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
 {
 	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
-	       ((st->pending & (1ULL << (SIGKILL - 1))) != 0 &&
-		st->threads == 1) ||
-	       runx_proc_is_dead_in(procfd, st);
+	       sigkill_pending(st) || runx_proc_is_dead_in(procfd, st);
 }
 
 bool runx_proc_is_exiting(const struct runx_proc_stat *st)
@@ -394,9 +402,8 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
 {
-	return st->threads == 1 &&
-	       ((st->pending & (1ULL << (SIGKILL - 1))) != 0 ||
-		(st->flags & PF_SIGNALED) != 0);
+	return sigkill_pending(st) ||
+	       (st->threads == 1 && (st->flags & PF_SIGNALED) != 0);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
