@@ -93,17 +93,40 @@ static int make_temp(const char *dir, char *tmp, size_t size)
 }
 
 /*
- * Writes text to fd (a new temporary file), gives it mode 0666 & ~umask
- * (mkstemp(3) and O_TMPFILE make 0600; a report is as readable as any
- * output file) and fsync(2)s it.  0 or -errno.
+ * Gives fd (the new temporary file) the owner and group of old, the
+ * regular file it replaces, where runx may (as sed -i does): root any,
+ * another user only a group of its own (chown(2): EPERM otherwise, and
+ * the file stays runx's).  Best effort: the report is written either way.
  */
-static int fill(int fd, const char *text, size_t len)
+static void keep_owner(int fd, const struct stat *old)
+{
+	if (old->st_uid == geteuid() && old->st_gid == getegid())
+		return;
+	if (fchown(fd, old->st_uid, old->st_gid) < 0)
+		(void)!fchown(fd, (uid_t)-1, old->st_gid);
+}
+
+/*
+ * Writes text to fd (a new temporary file) and fsync(2)s it.  Its mode:
+ * that of old (permission bits), the regular file it replaces, and old's
+ * owner and group where runx may give them (keep_owner()), so a report
+ * made 0600 stays private; with no old file (NULL), 0666 & ~umask
+ * (mkstemp(3) and O_TMPFILE make 0600; a report is as readable as any
+ * output file).  0 or -errno.
+ */
+static int fill(int fd, const char *text, size_t len, const struct stat *old)
 {
 	int ret = write_all(fd, text, len);
 	mode_t mask = umask(0);
+	mode_t mode = 0666 & ~mask;
 
 	umask(mask);
-	if (ret == 0 && fchmod(fd, 0666 & ~mask) < 0)
+	if (old != NULL) {
+		/* before fchmod(2): chown(2) clears the set-id bits */
+		keep_owner(fd, old);
+		mode = old->st_mode & 0777;
+	}
+	if (ret == 0 && fchmod(fd, mode) < 0)
 		ret = -errno;
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
@@ -183,13 +206,16 @@ static int name_unnamed(int fd, const char *dir, char *tmp, size_t size)
 static int replace(const char *path, const char *text, size_t len)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
 	int ret = dir_of(path, dir, sizeof(dir));
 
 	if (ret < 0)
 		return ret;
+	const struct stat *old =
+	    lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? &st : NULL;
 	int fd = open_unnamed(dir);
 	if (fd >= 0) {
-		ret = fill(fd, text, len);
+		ret = fill(fd, text, len, old);
 		int named =
 		    ret == 0 ? name_unnamed(fd, dir, tmp, sizeof(tmp)) : ret;
 		close(fd);
@@ -205,7 +231,7 @@ static int replace(const char *path, const char *text, size_t len)
 	fd = make_temp(dir, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	ret = fill(fd, text, len);
+	ret = fill(fd, text, len, old);
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	if (ret == 0 && rename(tmp, path) < 0)

@@ -4,8 +4,8 @@
 # runx_signaled, exec_failed 127/126, runx_error), plus: atomic write (temp
 # file + rename, nothing left behind, the old file replaced and not written
 # in place), --report=- on stderr, invalid UTF-8 and control characters in
-# the command, the file mode (0666 & ~umask), an unwritable report path, and
-# rusage (peak memory, CPU time).
+# the command, the file mode (0666 & ~umask, or the replaced file's mode
+# and owner), an unwritable report path, and rusage (peak memory, CPU time).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -978,6 +978,28 @@ for um in 022 027 077 000; do
 	want=$(printf '%o' $((0666 & ~8#$um)))
 	assert_eq "mode: umask $um gives $want" "$want" "$(stat -c %a "$rep" 2>/dev/null)"
 done
+
+# An existing report keeps its mode (a file made 0600 stays private), and
+# its owner and group where runx may give them: root any.
+rep=$TMPD/mode-kept.json
+: >"$rep"
+chmod 600 "$rep"
+old_inode=$(stat -c %i "$rep")
+(umask 022 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
+assert_eq "mode: an existing 0600 report is replaced, still 0600 (umask 022)" \
+	"600 yes" "$(stat -c %a "$rep") $([ "$(stat -c %i "$rep")" != "$old_inode" ] && echo yes)"
+chmod 604 "$rep"
+(umask 077 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
+assert_eq "mode: an existing 0604 report stays 0604 (umask 077)" 604 "$(stat -c %a "$rep")"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534:65534 "$rep"
+	chmod 4640 "$rep"
+	"$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true
+	assert_eq "owner: root keeps another user's report that user's, 0640 (no set-id bit)" \
+		"65534 65534 640" "$(stat -c '%u %g %a' "$rep")"
+else
+	skips 1 "a report owned by another user" "needs root"
+fi
 
 # --- unwritable report path ---------------------------------------------------------------------
 # Found before the command starts: 125, one line naming the file, and
