@@ -93,41 +93,40 @@ static int make_temp(const char *dir, char *tmp, size_t size)
 }
 
 /*
- * Gives fd (the new temporary file) the owner and group of old, the
- * regular file it replaces, where runx may (as sed -i does): root any,
- * another user only a group of its own (chown(2): EPERM otherwise, and
- * the file stays runx's).  Best effort: the report is written either way.
+ * Gives fd (the new temporary file; the caller's) the group of old, the
+ * file it replaces, where it got another (a set-group-ID directory, a
+ * grpid mount): fchown(2) of the group only, which the file's owner may
+ * do for a group it is in (chown_ok()/chgrp_ok(), fs/attr.c), root for
+ * any.  Best effort: the report is written either way.
  */
-static void keep_owner(int fd, const struct stat *old)
+static void keep_group(int fd, const struct stat *old)
 {
-	if (old->st_uid == geteuid() && old->st_gid == getegid())
-		return;
-	if (fchown(fd, old->st_uid, old->st_gid) < 0)
+	struct stat now;
+
+	if (fstat(fd, &now) == 0 && now.st_gid != old->st_gid)
 		(void)!fchown(fd, (uid_t)-1, old->st_gid);
 }
 
 /*
- * Writes text to fd (a new temporary file) and fsync(2)s it.  Its mode:
- * that of old (permission bits), the regular file it replaces, and old's
- * owner and group where runx may give them (keep_owner()), so a report
- * made 0600 stays private; with no old file (NULL), 0666 & ~umask
- * (mkstemp(3) and O_TMPFILE make 0600; a report is as readable as any
- * output file).  0 or -errno.
+ * Writes text to fd (a new temporary file; the caller's) and fsync(2)s
+ * it, with mode 0666 & ~umask (mkstemp(3) and O_TMPFILE make 0600; a
+ * report is as readable as any output file), or where it replaces old
+ * (non-NULL: a file of runx's own, replace() says which), old's
+ * permission bits and group, so a report made 0600 stays private.  The
+ * owner is runx's own either way.  0 or -errno (write(2), fchmod(2),
+ * fsync(2)).
  */
 static int fill(int fd, const char *text, size_t len, const struct stat *old)
 {
 	int ret = write_all(fd, text, len);
 	mode_t mask = umask(0);
-	mode_t mode = 0666 & ~mask;
 
 	umask(mask);
-	if (old != NULL) {
-		/* before fchmod(2): chown(2) clears the set-id bits */
-		keep_owner(fd, old);
-		mode = old->st_mode & 0777;
-	}
-	if (ret == 0 && fchmod(fd, mode) < 0)
+	if (ret == 0 &&
+	    fchmod(fd, old != NULL ? old->st_mode & 0777 : 0666 & ~mask) < 0)
 		ret = -errno;
+	if (ret == 0 && old != NULL)
+		keep_group(fd, old); /* no set-id bit for chown(2) to clear */
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	return ret;
@@ -194,6 +193,21 @@ static int name_unnamed(int fd, const char *dir, char *tmp, size_t size)
 }
 
 /*
+ * The file at path (lstat(2), into st) whose mode and group a report
+ * that replaces it keeps (fill()): a regular file of runx's own (its
+ * effective uid) with no other name; else NULL.  A file that another user
+ * made (in a sticky /tmp, or the command run with --user) or linked there
+ * must not choose root's report's mode (0666: anyone could rewrite it).
+ */
+static const struct stat *kept_from(const char *path, struct stat *st)
+{
+	if (lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
+	    st->st_uid == geteuid() && st->st_nlink == 1)
+		return st;
+	return NULL;
+}
+
+/*
  * Writes text into a temporary file of path's directory (a short name of
  * its own, so that a path whose last component is as long as the
  * directory allows still has room), fsync(2)s it and renames it over
@@ -201,7 +215,8 @@ static int name_unnamed(int fd, const char *dir, char *tmp, size_t size)
  * kernel, the file system and /proc allow: a runx killed (SIGKILL) while
  * it writes leaves nothing, and one killed between the link and the
  * rename(2), microseconds, a ".runx-report.*" file; else it is made with
- * its name (mkostemp(3)).  0 or -errno (the temporary file removed).
+ * its name (mkostemp(3)).  Its mode: fill()'s, from kept_from().  0 or
+ * -errno (the temporary file removed).
  */
 static int replace(const char *path, const char *text, size_t len)
 {
@@ -211,8 +226,7 @@ static int replace(const char *path, const char *text, size_t len)
 
 	if (ret < 0)
 		return ret;
-	const struct stat *old =
-	    lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? &st : NULL;
+	const struct stat *old = kept_from(path, &st);
 	int fd = open_unnamed(dir);
 	if (fd >= 0) {
 		ret = fill(fd, text, len, old);

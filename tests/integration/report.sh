@@ -5,7 +5,7 @@
 # file + rename, nothing left behind, the old file replaced and not written
 # in place), --report=- on stderr, invalid UTF-8 and control characters in
 # the command, the file mode (0666 & ~umask, or the replaced file's mode
-# and owner), an unwritable report path, and rusage (peak memory, CPU time).
+# and group), an unwritable report path, and rusage (peak memory, CPU time).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 
@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 3 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 5 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -979,26 +979,50 @@ for um in 022 027 077 000; do
 	assert_eq "mode: umask $um gives $want" "$want" "$(stat -c %a "$rep" 2>/dev/null)"
 done
 
-# An existing report keeps its mode (a file made 0600 stays private), and
-# its owner and group where runx may give them: root any.
+# An existing report of runx's own user keeps its mode (a file made 0600
+# stays private) and its group; another user's file, or one with another
+# name (a hard link), passes on nothing: in a sticky /tmp a user could
+# otherwise make root's report 0666 and rewrite it (review of 37945f3).
 rep=$TMPD/mode-kept.json
 : >"$rep"
 chmod 600 "$rep"
 old_inode=$(stat -c %i "$rep")
-(umask 022 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
-assert_eq "mode: an existing 0600 report is replaced, still 0600 (umask 022)" \
-	"600 yes" "$(stat -c %a "$rep") $([ "$(stat -c %i "$rep")" != "$old_inode" ] && echo yes)"
+s=$( (umask 022 && st runx --report="$rep" -- true))
+assert_eq "mode: an existing 0600 report is replaced (exit 0, a new inode, valid JSON), still 0600 (umask 022)" \
+	"0 yes yes 600" \
+	"$s $([ "$(stat -c %i "$rep")" != "$old_inode" ] && echo yes) $(valid_json "$rep" && echo yes) $(stat -c %a "$rep")"
 chmod 604 "$rep"
+old_inode=$(stat -c %i "$rep")
 (umask 077 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
-assert_eq "mode: an existing 0604 report stays 0604 (umask 077)" 604 "$(stat -c %a "$rep")"
+assert_eq "mode: an existing 0604 report is replaced, still 0604 (umask 077)" \
+	"yes 604" "$([ "$(stat -c %i "$rep")" != "$old_inode" ] && echo yes) $(stat -c %a "$rep")"
+chmod 600 "$rep"
+ln "$rep" "$rep.link"
+(umask 022 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true)
+assert_eq "mode: a report with a second name (a hard link) gives its mode to nothing: 0644 (umask 022), the link kept 0600" \
+	"644 600" "$(stat -c %a "$rep") $(stat -c %a "$rep.link")"
 if [ "$(id -u)" = 0 ]; then
-	chown 65534:65534 "$rep"
-	chmod 4640 "$rep"
-	"$RUNX" "${LAUNCH_ARGS[@]}" --report="$rep" -- true
-	assert_eq "owner: root keeps another user's report that user's, 0640 (no set-id bit)" \
-		"65534 65534 640" "$(stat -c '%u %g %a' "$rep")"
+	d=$TMPD/mode-other
+	mkdir "$d"
+	chmod 1777 "$d"
+	: >"$d/r.json"
+	chown 65534:65534 "$d/r.json"
+	chmod 666 "$d/r.json"
+	(umask 022 && "$RUNX" "${LAUNCH_ARGS[@]}" --report="$d/r.json" -- true)
+	assert_eq "owner: another user's 0666 file in a sticky directory: root's report is root's, 0644 (umask 022)" \
+		"0 0 644" "$(stat -c '%u %g %a' "$d/r.json")"
+	d=$TMPD/mode-sgid
+	mkdir "$d"
+	chgrp 65534 "$d"
+	chmod 2775 "$d"
+	: >"$d/r.json"
+	chgrp 0 "$d/r.json"
+	chmod 640 "$d/r.json"
+	"$RUNX" "${LAUNCH_ARGS[@]}" --report="$d/r.json" -- true
+	assert_eq "group: a report in a set-group-ID directory keeps its own group (0), not the directory's, and 0640" \
+		"0 0 640" "$(stat -c '%u %g %a' "$d/r.json")"
 else
-	skips 1 "a report owned by another user" "needs root"
+	skips 2 "a report owned by another user, a set-group-ID directory" "needs root"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
