@@ -506,6 +506,7 @@ int runx_launch(const struct runx_launch_request *req,
 	out->outer_pid = 0;
 	out->killed_at_birth = false;
 	out->child_failed = false;
+	out->scope_failed = false;
 	out->why[0] = '\0';
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		fallback_max_fd = (long)rl.rlim_cur;

@@ -42,6 +42,8 @@ struct runx_launched {
 			       * child before it ran (-ECHILD) */
 	bool child_failed;    /* the command's child was made, and a step of
 			       * its own failed before execve(2) (why) */
+	bool scope_failed;    /* pidns: the namespaces or their init could
+			       * not be set up (why); no attempt began */
 	char why[512];	      /* what failed after the child existed, or "" */
 };
 

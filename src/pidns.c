@@ -257,6 +257,9 @@ static int handshake(bool new_user, pid_t pid, int sync,
 static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 		    struct runx_launched *out)
 {
+	/* a step before the command's launch: the scope itself failed */
+	out->scope_failed = rep->step != STEP_NONE && rep->step != STEP_EXEC &&
+			    rep->step != STEP_LAUNCH;
 	if (rep->step == STEP_NONE) {
 		out->pid = pid;
 		out->pidfd = pidfd;
@@ -292,6 +295,7 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	out->outer_pid = 0;
 	out->why[0] = '\0';
 	out->child_failed = false;
+	out->scope_failed = true; /* until the init reports */
 	if (new_user)
 		flags |= CLONE_NEWUSER;
 	/* one socket pair, both ways: 4 fds at most with the map and the

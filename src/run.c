@@ -553,15 +553,17 @@ static int run_attempts(struct runx_run *run)
 		int64_t wait_ns = 0;
 		int status = attempt(run, n);
 
-		if (n == 1 && !run->attempt.child.child_failed &&
-		    status == RUNX_EXIT_FAILED &&
+		if (n == 1 && status == RUNX_EXIT_FAILED &&
+		    (!run->attempt.result.launched ||
+		     run->attempt.child.scope_failed) &&
 		    !runx_retry_may_retry_status(&run->plan.attempts, status)) {
-			/* runx failed before it made the command's process
-			 * (the scope or the PID namespace could not be set
-			 * up, no process could be made), and --retry-on
-			 * does not list 125: no attempt to count (runx(1),
-			 * ATTEMPTS).  A child that failed a step of its
-			 * own (setgroups, --chdir) is attempt 1. */
+			/* runx failed before it launched the command (its
+			 * scope or PID namespace could not be set up), and
+			 * --retry-on does not list 125: no attempt to count
+			 * (runx(1), ATTEMPTS).  A launch that failed (no
+			 * process could be made, or a step of the child's
+			 * own: setgroups, --chdir) is attempt 1, and so is
+			 * a command that exited 125 itself. */
 			run->attempts = 0;
 			return status;
 		}
