@@ -536,6 +536,11 @@ static int set_outcomes(struct parser *p, int c, const char *value)
 		    "invalid item '%s' in %s: no process dies by that signal "
 		    "(its default action stops, continues or ignores)",
 		    QUOTE(bad, q), p->name);
+	else if (r == -ERANGE)
+		say(p,
+		    "invalid item '%s' in %s: exit status 0 is a success, "
+		    "never retried",
+		    QUOTE(bad, q), p->name);
 	else if (r < 0)
 		say(p, "invalid %s '%s' in %s (%s)",
 		    bad[0] == '\0' ? "empty item" : "item", QUOTE(bad, q),
@@ -836,7 +841,10 @@ static int getopt_failure(struct parser *p, int c, char **argv)
 	char q[RUNX_QUOTE_SIZE], shortopt[3] = {'-', (char)optopt, '\0'};
 
 	p->opts->hint_help = true;
-	if (c == ':')
+	if (c == ':' && strncmp(argv[optind - 1], "--", 2) != 0)
+		/* as typed: a short option ("-t", or last in "-vt") */
+		say(p, "option '-%c' (%s) needs a value", optopt, p->name);
+	else if (c == ':')
 		say(p, "option '%s' needs a value", p->name);
 	else if (optopt == 0 && ambiguous(p, argv[optind - 1]))
 		; /* said */

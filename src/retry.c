@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "duration.h"
 #include "signals.h"
@@ -51,7 +52,8 @@ int runx_attempts_parse(const char *text, int64_t *max)
 	const char *s = text;
 	int64_t v;
 
-	if (strcmp(text, "inf") == 0) {
+	/* as durations take it (duration.c): any case */
+	if (strcasecmp(text, "inf") == 0 || strcasecmp(text, "infinity") == 0) {
 		*max = RUNX_ATTEMPTS_INF;
 		return 0;
 	}
@@ -89,8 +91,9 @@ static void add_statuses(struct runx_outcomes *set, int64_t lo, int64_t hi)
 		set->status[s / 64] |= UINT64_C(1) << (s % 64);
 }
 
-/* An item N or N-M (statuses 0..255); 0 or -EINVAL. */
-static int status_item(const char *item, struct runx_outcomes *set)
+/* An item N or N-M (statuses 0..255); 0, -EINVAL, or with retry (an item
+ * of --retry-on) -ERANGE for status 0 alone: a success, never retried. */
+static int status_item(const char *item, bool retry, struct runx_outcomes *set)
 {
 	const char *s = item;
 	int64_t lo, hi;
@@ -105,6 +108,8 @@ static int status_item(const char *item, struct runx_outcomes *set)
 	}
 	if (*s != '\0' || hi > 255 || lo > hi)
 		return -EINVAL;
+	if (retry && hi == 0)
+		return -ERANGE;
 	add_statuses(set, lo, hi);
 	return 0;
 }
@@ -126,8 +131,9 @@ static unsigned kind_item(const char *item)
 	return 0;
 }
 
-/* One item of a list into set; 0, -EINVAL, or -EDOM for a signal no
- * process dies by (runx_signal_can_end()). */
+/* One item of a list into set; 0, -EINVAL, -EDOM for a signal no
+ * process dies by (runx_signal_can_end()), or -ERANGE for status 0 in
+ * --retry-on (kinds). */
 static int one_item(const char *item, bool kinds, struct runx_outcomes *set)
 {
 	unsigned kind = kinds ? kind_item(item) : 0;
@@ -138,7 +144,7 @@ static int one_item(const char *item, bool kinds, struct runx_outcomes *set)
 		return 0;
 	}
 	if (isdigit((unsigned char)item[0]))
-		return status_item(item, set);
+		return status_item(item, kinds, set);
 	if (runx_signal_parse(item, &sig) < 0 || sig < 1 || sig > 64)
 		return -EINVAL;
 	if (!runx_signal_can_end(sig))

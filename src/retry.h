@@ -72,9 +72,9 @@ enum runx_verdict {
 };
 
 /*
- * --attempts: a whole number from 1 to 1000000000, or "inf"
- * (RUNX_ATTEMPTS_INF) into *max.  Returns 0, or -EINVAL with *max
- * unchanged.
+ * --attempts: a whole number from 1 to 1000000000, or "inf" or
+ * "infinity" in any case (RUNX_ATTEMPTS_INF) into *max.  Returns 0, or
+ * -EINVAL with *max unchanged.
  */
 int runx_attempts_parse(const char *text, int64_t *max);
 
@@ -86,8 +86,9 @@ int runx_attempts_parse(const char *text, int64_t *max);
  * "RTMIN+1") and that a process can die by (runx_signal_can_end(): not
  * SIGSTOP, SIGCONT, SIGCHLD...).  Items may be of any length.  Fills *set
  * (emptied first).  Returns 0, or -EINVAL (-EDOM for a signal no process
- * dies by, -ENOMEM) with the offending item in bad (NUL-terminated; whole
- * if badsize exceeds its length, else cut to fit).
+ * dies by, -ERANGE for status 0 alone with kinds: "0" or "0-0", a success
+ * that is never retried, -ENOMEM) with the offending item in bad
+ * (NUL-terminated; whole if badsize exceeds its length, else cut to fit).
  */
 int runx_outcomes_parse(const char *text, bool kinds, struct runx_outcomes *set,
 			char *bad, size_t badsize);

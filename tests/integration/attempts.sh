@@ -22,7 +22,7 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 	--retry-delay-max=soon --retry-delay-max=-1 --jitter=2 --jitter=-0.1
 	--jitter=abc --total-timeout=-1 --success-exit=failure --success-exit=999
 	--success-exit=SIGBOGUS --success-exit=4-2 --retry-on=SIGSTOP
-	--success-exit=cont $'--retry-on=1\e[31m')
+	--success-exit=cont --retry-on=0 $'--retry-on=1\e[31m')
 # The plan, the same on every host (a case that cannot run here is as
 # many skips as it has checks).  The launch's cases come first and run in
 # every run: how many attempts ran and RUNX_ATTEMPT (11), the redirects

@@ -27,12 +27,16 @@ START_TEST(attempts_takes_whole_numbers_and_inf)
 	ck_assert(max == 1);
 	ck_assert_int_eq(runx_attempts_parse("1000000000", &max), 0);
 	ck_assert(max == 1000000000);
-	ck_assert_int_eq(runx_attempts_parse("inf", &max), 0);
-	ck_assert(max == RUNX_ATTEMPTS_INF);
+	static const char *const inf[] = {"inf", "INF", "Infinity", "infinity"};
+	for (int i = 0; i < NELEM(inf); i++) {
+		max = 7;
+		ck_assert_int_eq(runx_attempts_parse(inf[i], &max), 0);
+		ck_assert_msg(max == RUNX_ATTEMPTS_INF, "'%s'", inf[i]);
+	}
 	max = 7;
 	static const char *const bad[] = {
-	    "",	  "0",	 "-1",	"+2",  " 2",
-	    "2 ", "1.5", "1e3", "INF", "99999999999999999999999"};
+	    "",	   "0",	  "-1",	  "+2",	   " 2",   "2 ",
+	    "1.5", "1e3", "infx", "infin", "inf ", "99999999999999999999999"};
 	for (int i = 0; i < NELEM(bad); i++) {
 		ck_assert_msg(runx_attempts_parse(bad[i], &max) == -EINVAL,
 			      "'%s' accepted", bad[i]);
@@ -46,7 +50,7 @@ START_TEST(retry_on_lists_kinds_statuses_ranges_and_signals)
 	struct runx_outcomes set;
 	char bad[64];
 
-	ck_assert_int_eq(runx_outcomes_parse("failure,timeout,signal,oom,0,"
+	ck_assert_int_eq(runx_outcomes_parse("failure,timeout,signal,oom,0-1,"
 					     "3-5,255,SIGSEGV,term,RTMIN+1",
 					     true, &set, bad, sizeof(bad)),
 			 0);
@@ -54,7 +58,7 @@ START_TEST(retry_on_lists_kinds_statuses_ranges_and_signals)
 					 RUNX_ON_SIGNAL | RUNX_ON_OOM);
 	for (int s = 0; s < 256; s++)
 		ck_assert_msg(has_status(&set, s) ==
-				  (s == 0 || (s >= 3 && s <= 5) || s == 255),
+				  (s <= 1 || (s >= 3 && s <= 5) || s == 255),
 			      "status %d", s);
 	ck_assert(set.signals ==
 		  ((UINT64_C(1) << (SIGSEGV - 1)) |
@@ -77,7 +81,7 @@ START_TEST(outcome_lists_reject_bad_items_naming_them)
 	    {"1-", true, "1-"},
 	    {"-1", true, "-1"},
 	    {"1--2", true, "1--2"},
-	    {"0", true, NULL},
+	    {"0", false, NULL},
 	    {"failure", false, "failure"},
 	    {"SIGNOPE", true, "SIGNOPE"},
 	    {"KILLx", false, "KILLx"},
@@ -98,6 +102,27 @@ START_TEST(outcome_lists_reject_bad_items_naming_them)
 		ck_assert_msg(r == -EINVAL, "'%s' accepted", cases[i].text);
 		ck_assert_str_eq(bad, cases[i].bad);
 	}
+}
+END_TEST
+
+START_TEST(status_0_alone_is_refused_in_retry_on_only)
+{
+	static const char *const zero[] = {"0", "0-0", "00", "1,0", "0-00"};
+	struct runx_outcomes set;
+	char bad[64];
+
+	for (int i = 0; i < NELEM(zero); i++) {
+		int r =
+		    runx_outcomes_parse(zero[i], true, &set, bad, sizeof(bad));
+		ck_assert_msg(r == -ERANGE, "'%s': %d, not -ERANGE", zero[i],
+			      r);
+		ck_assert_int_eq(
+		    runx_outcomes_parse(zero[i], false, &set, bad, sizeof(bad)),
+		    0); /* --success-exit: 0 is one already */
+	}
+	ck_assert_int_eq(
+	    runx_outcomes_parse("0-3", true, &set, bad, sizeof(bad)), 0);
+	ck_assert(set.status[0] == 0xf);
 }
 END_TEST
 
@@ -351,6 +376,7 @@ static Suite *retry_suite(void)
 	tcase_add_test(tc, attempts_takes_whole_numbers_and_inf);
 	tcase_add_test(tc, retry_on_lists_kinds_statuses_ranges_and_signals);
 	tcase_add_test(tc, outcome_lists_reject_bad_items_naming_them);
+	tcase_add_test(tc, status_0_alone_is_refused_in_retry_on_only);
 	tcase_add_test(tc, signals_no_process_dies_by_are_refused);
 	tcase_add_test(tc, a_very_long_item_is_refused_shortened);
 	tcase_add_test(tc, a_long_bad_item_is_given_whole_and_long_items_parse);
