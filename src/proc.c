@@ -373,12 +373,13 @@ bool runx_proc_is_dead(const struct runx_proc_stat *st)
 	return runx_proc_is_dead_in(AT_FDCWD, st);
 }
 
-/* True if st is of one thread with SIGKILL pending: a fatal signal's
- * delivery queues it to every thread (complete_signal(), kernel/signal.c),
- * but so does another thread's execve(2) (de_thread()), hence one thread
- * only.  Field 31 is the thread's own pending set (do_task_stat(),
- * fs/proc/array.c). */
-static bool sigkill_pending(const struct runx_proc_stat *st)
+/* True if st is of one thread with SIGKILL pending.  complete_signal()
+ * (kernel/signal.c) queues it to every thread for a signal that ends the
+ * process with no core dump, blocked by none and (but SIGKILL) not
+ * traced; but another thread's execve(2) queues it to the others too
+ * (de_thread()), hence one thread only.  Field 31 is the thread's own
+ * pending set (do_task_stat(), fs/proc/array.c). */
+static bool sole_thread_sigkill_pending(const struct runx_proc_stat *st)
 {
 	return st->threads == 1 && (st->pending & (1ULL << (SIGKILL - 1))) != 0;
 }
@@ -386,7 +387,8 @@ static bool sigkill_pending(const struct runx_proc_stat *st)
 bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
 {
 	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
-	       sigkill_pending(st) || runx_proc_is_dead_in(procfd, st);
+	       sole_thread_sigkill_pending(st) ||
+	       runx_proc_is_dead_in(procfd, st);
 }
 
 bool runx_proc_is_exiting(const struct runx_proc_stat *st)
@@ -402,7 +404,7 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
 {
-	return sigkill_pending(st) ||
+	return sole_thread_sigkill_pending(st) ||
 	       (st->threads == 1 && (st->flags & PF_SIGNALED) != 0);
 }
 
