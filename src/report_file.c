@@ -96,24 +96,25 @@ static int make_temp(const char *dir, char *tmp, size_t size)
  * Gives fd (the new temporary file; the caller's) the group of old, the
  * file it replaces, where it got another (a set-group-ID directory, a
  * grpid mount): fchown(2) of the group only, which the file's owner may
- * do for a group it is in (chown_ok()/chgrp_ok(), fs/attr.c), root for
- * any.  Best effort: the report is written either way.
+ * do for a group it is in (chown_ok()/chgrp_ok(), fs/attr.c), root with
+ * CAP_CHOWN for any.  True if the file has old's group now.
  */
-static void keep_group(int fd, const struct stat *old)
+static bool keep_group(int fd, const struct stat *old)
 {
 	struct stat now;
 
-	if (fstat(fd, &now) == 0 && now.st_gid != old->st_gid)
-		(void)!fchown(fd, (uid_t)-1, old->st_gid);
+	return (fstat(fd, &now) == 0 && now.st_gid == old->st_gid) ||
+	       fchown(fd, (uid_t)-1, old->st_gid) == 0;
 }
 
 /*
  * Writes text to fd (a new temporary file; the caller's) and fsync(2)s
  * it, with mode 0666 & ~umask (mkstemp(3) and O_TMPFILE make 0600; a
  * report is as readable as any output file), or where it replaces old
- * (non-NULL: a file of runx's own, replace() says which), old's
- * permission bits and group, so a report made 0600 stays private.  The
- * owner is runx's own either way.  0 or -errno (write(2), fchmod(2),
+ * (non-NULL: a file of runx's own, kept_from() says which), old's
+ * permission bits and group, so a report made 0600 stays private (and
+ * no group bits where its group cannot be kept).  The owner is runx's own
+ * either way.  0 or -errno (write(2), fchmod(2),
  * fsync(2)).
  */
 static int fill(int fd, const char *text, size_t len, const struct stat *old)
@@ -125,8 +126,11 @@ static int fill(int fd, const char *text, size_t len, const struct stat *old)
 	if (ret == 0 &&
 	    fchmod(fd, old != NULL ? old->st_mode & 0777 : 0666 & ~mask) < 0)
 		ret = -errno;
-	if (ret == 0 && old != NULL)
-		keep_group(fd, old); /* no set-id bit for chown(2) to clear */
+	/* no set-id bit for chown(2) to clear; a group it could not keep
+	 * gets none of old's group bits, meant for another group */
+	if (ret == 0 && old != NULL && !keep_group(fd, old) &&
+	    fchmod(fd, old->st_mode & 0707) < 0)
+		ret = -errno;
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	return ret;
