@@ -389,6 +389,14 @@ static int check_report(const struct runx_options *o,
 	const char *out[] = {o->stdout_path, o->stderr_path, o->stdin_path};
 	const char *opt[] = {"--stdout", "--stderr", "--stdin"};
 
+	uid_t owner;
+	if (r == -EACCES && runx_report_is_foreign_link(path, &owner))
+		return runx_plan_refuse(
+		    err, errsize, r,
+		    "cannot write the report '%s': a symbolic link of uid %u "
+		    "(neither runx's user nor root), which runx does not "
+		    "follow",
+		    runx_quote(path, q, sizeof(q)), (unsigned)owner);
 	if (r < 0)
 		return runx_plan_refuse(
 		    err, errsize, r, "cannot write the report '%s': %s",

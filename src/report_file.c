@@ -333,6 +333,10 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	if (fd >= 0)
 		return write_all(fd, text, len);
 	int exists = lstat(path, &st) == 0;
+	uid_t owner;
+	if (exists && S_ISLNK(st.st_mode) &&
+	    runx_report_is_foreign_link(path, &owner))
+		return -EACCES; /* made during the run: --user's command */
 	if (exists && !S_ISREG(st.st_mode))
 		/* renaming over a device or a symlink would replace it */
 		return write_through(path, text, len);
@@ -397,6 +401,10 @@ static int probe_file(const char *path)
 	return 0;
 }
 
+/* The most symlinks a check follows to a missing file (as the kernel's
+ * limit for a path, path_resolution(7)). */
+#define MAX_LINKS 40
+
 /*
  * Where the symlink link points, as a path from here (a relative target
  * is relative to the link's directory) into buf; 0 or -errno.
@@ -415,6 +423,28 @@ static int link_target(const char *link, char *buf, size_t size)
 	int len = target[0] == '/' ? snprintf(buf, size, "%s", target)
 				   : snprintf(buf, size, "%s/%s", dir, target);
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+bool runx_report_is_foreign_link(const char *path, uid_t *owner)
+{
+	char buf[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	uid_t me = geteuid();
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
+		return false;
+	for (int links = 0;
+	     links < MAX_LINKS && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
+	     links++) {
+		if (st.st_uid != 0 && st.st_uid != me) {
+			*owner = st.st_uid;
+			return true;
+		}
+		if (link_target(buf, target, sizeof(target)) < 0)
+			return false;
+		snprintf(buf, sizeof(buf), "%s", target);
+	}
+	return false;
 }
 
 /*
@@ -478,9 +508,17 @@ static int check_through(const char *path)
 	return is_dev_tty(&st) ? probe_file(path) : 0;
 }
 
-/* The most symlinks a check follows to a missing file (as the kernel's
- * limit for a path, path_resolution(7)). */
-#define MAX_LINKS 40
+/* True if path (lstat(2): st), reached after links symlinks, is a file
+ * no report is written to: the kernel's (kernel_file()), or another
+ * user's symlink (runx_report_is_foreign_link(), which walks the chain
+ * at once, so only for the first). */
+static bool refused(const char *path, const struct stat *st, int links)
+{
+	uid_t owner;
+
+	return kernel_file(path) || (links == 0 && S_ISLNK(st->st_mode) &&
+				     runx_report_is_foreign_link(path, &owner));
+}
 
 /* runx_report_check(), after links symlinks followed to path. */
 static int check(const char *path, int links)
@@ -498,7 +536,7 @@ static int check(const char *path, int links)
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return -EISDIR;
 	int exists = lstat(path, &st) == 0;
-	if (exists && kernel_file(path))
+	if (exists && refused(path, &st, links))
 		return -EACCES;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* written through: a device, FIFO or symlink must take it; a

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Writes text (len bytes) to path: "-" and /dev/stderr mean fd 2, and
@@ -64,5 +65,21 @@ int runx_report_check(const char *path);
  * device, FIFO or socket; a name of runx's own fd such as /dev/stdout).
  */
 bool runx_report_is_file_of(const char *report, const char *path);
+
+/*
+ * True if path is a symbolic link, or a chain of them (40 at most, as
+ * the kernel's limit, path_resolution(7)), of which one is owned by
+ * neither runx's effective user nor root; its owner into *owner.  runx
+ * writes no report through such a link, before the run
+ * (runx_report_check(): -EACCES) or after it (runx_report_deliver():
+ * -EACCES): its owner would choose the file that runx, as root, writes
+ * (/etc/shadow) -- a link made beforehand in a directory the user can
+ * write, or by the command run with --user.  The kernel refuses such a
+ * link only in a sticky world-writable directory, with
+ * fs.protected_symlinks=1 (proc_sys_fs(5), may_follow_link(),
+ * fs/namei.c).  The directories of path are followed as the kernel
+ * follows them.
+ */
+bool runx_report_is_foreign_link(const char *path, uid_t *owner);
 
 #endif

@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "log.h"
 #include "report.h"
+#include "report_file.h"
 #include "syscalls.h"
 
 extern char **environ;
@@ -581,8 +582,12 @@ static const char *report_failure(const char *path, int err, char *buf,
 {
 	struct stat st;
 	const char *why = "";
+	uid_t owner;
 
-	if (err == -EAGAIN)
+	if (err == -EACCES && runx_report_is_foreign_link(path, &owner))
+		why = " (a symbolic link of another user, made during the "
+		      "run, which runx does not follow)";
+	else if (err == -EAGAIN)
 		why = " (its reader did not take all of it within the 5 s "
 		      "that runx waits for a reader)";
 	else if (err == -ENXIO && stat(path, &st) == 0 && S_ISFIFO(st.st_mode))

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 5 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 5 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1023,6 +1023,39 @@ if [ "$(id -u)" = 0 ]; then
 		"0 0 640" "$(stat -c '%u %g %a' "$d/r.json")"
 else
 	skips 2 "a report owned by another user, a set-group-ID directory" "needs root"
+fi
+
+# A symbolic link of another user (neither runx's nor root's) is not
+# followed: its owner would choose the file that root's runx truncates
+# (review of 4b1a3cc).  Made beforehand: refused before the start (125,
+# nothing started); made by the command run with --user: the report is
+# not written, and the file it points to is untouched.  runx's own link
+# is still written through.
+if [ "$(id -u)" = 0 ]; then
+	d=$(mktemp -d /tmp/runx-link.XXXXXX)
+	at_exit "rm -rf '$d'"
+	chmod 755 "$d"
+	mkdir "$d/user"
+	chown 65534 "$d/user"
+	echo secret >"$d/victim"
+	chmod 600 "$d/victim"
+	ln -s "$d/victim" "$d/user/pre.json"
+	chown -h 65534 "$d/user/pre.json"
+	rm -f "$TMPD/started"
+	s=$(st runx --report="$d/user/pre.json" -- touch "$TMPD/started" 2>"$TMPD/link.err")
+	assert_eq "another user's symlink, made before: 125, nothing started, the file it names untouched, one line" \
+		"125 no secret runx: cannot write the report '$d/user/pre.json': a symbolic link of uid 65534 (neither runx's user nor root), which runx does not follow" \
+		"$s $([ -e "$TMPD/started" ] && echo started || echo no) $(cat "$d/victim") $(cat "$TMPD/link.err")"
+	s=$(st runx --user=65534 --report="$d/user/made.json" -- ln -s "$d/victim" "$d/user/made.json" 2>"$TMPD/link.err")
+	assert_eq "another user's symlink, made by the command under --user: exit 0, the file it names untouched, the message says why" \
+		"0 secret 1" \
+		"$s $(cat "$d/victim") $(grep -c "^runx: cannot write the report '$d/user/made.json': Permission denied (a symbolic link of another user, made during the run, which runx does not follow)\$" "$TMPD/link.err")"
+	ln -s "$d/own.json" "$d/own-link.json"
+	s=$(st runx --report="$d/own-link.json" -- true)
+	assert_eq "runx's own symlink (root's) is still written through" "0 yes symbolic link" \
+		"$s $(valid_json "$d/own.json" && echo yes) $(stat -c %F "$d/own-link.json")"
+else
+	skips 3 "another user's symlink as the report" "needs root (chown)"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
