@@ -157,7 +157,6 @@ static int finish(const struct runx_launch_request *req,
 			out->exec_errno = f->err != 0 ? f->err : ENOEXEC;
 			return 0;
 		}
-		out->child_failed = true;
 		if (f->step != NULL)
 			tell_step(req, f, out);
 		return -(f->err != 0 ? f->err : EINVAL);
@@ -505,7 +504,6 @@ int runx_launch(const struct runx_launch_request *req,
 	out->ns_pid = 0;
 	out->outer_pid = 0;
 	out->killed_at_birth = false;
-	out->child_failed = false;
 	out->scope_failed = false;
 	out->why[0] = '\0';
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)

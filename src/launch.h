@@ -40,10 +40,9 @@ struct runx_launched {
 			  * namespace as the init read it, or 0 */
 	bool killed_at_birth; /* clone3 into a cgroup: the kernel killed the
 			       * child before it ran (-ECHILD) */
-	bool child_failed;    /* the command's child was made, and a step of
-			       * its own failed before execve(2) (why) */
 	bool scope_failed;    /* pidns: the namespaces or their init could
-			       * not be set up (why); no attempt began */
+			       * not be set up (why): no attempt began;
+			       * false where no process could be made */
 	char why[512];	      /* what failed after the child existed, or "" */
 };
 

@@ -272,12 +272,30 @@ static int conclude(const struct init_report *rep, pid_t pid, int pidfd,
 		out->exec_errno = rep->err != 0 ? rep->err : ENOEXEC;
 		return 0;
 	}
-	out->child_failed = rep->step == STEP_LAUNCH && rep->child_failed;
 	if (rep->step == STEP_LAUNCH && rep->why[0] != '\0')
 		snprintf(out->why, sizeof(out->why), "%s", rep->why);
 	else
 		explain_step(rep->step, rep->err, out);
 	return -(rep->err != 0 ? rep->err : EINVAL);
+}
+
+/* The init's clone failed with errno e: out's message; -e. */
+static int clone_failed(int e, struct runx_launched *out)
+{
+	if (e == EAGAIN || e == ENOMEM) {
+		/* no process could be made (RLIMIT_NPROC, pids.max,
+		 * threads-max): the launch failed, as in any scope */
+		out->scope_failed = false;
+		snprintf(out->why, sizeof(out->why),
+			 "cannot start the PID namespace's init: %s",
+			 strerror(e));
+	} else {
+		snprintf(out->why, sizeof(out->why),
+			 "--kill-scope=pidns: cannot make the namespaces (%s): "
+			 "%s; use --kill-scope=tree or --kill-scope=cgroup",
+			 strerror(e), clone_hint(e));
+	}
+	return -e;
 }
 
 int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
@@ -294,7 +312,6 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	out->ns_pid = 0;
 	out->outer_pid = 0;
 	out->why[0] = '\0';
-	out->child_failed = false;
 	out->scope_failed = true; /* until the init reports */
 	if (new_user)
 		flags |= CLONE_NEWUSER;
@@ -312,13 +329,8 @@ int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 	int r =
 	    pid < 0 ? -e : handshake(new_user, pid, sync[0], &rep, cmd_pidfd);
 	close(sync[0]);
-	if (pid < 0) {
-		snprintf(out->why, sizeof(out->why),
-			 "--kill-scope=pidns: cannot make the namespaces (%s): "
-			 "%s; use --kill-scope=tree or --kill-scope=cgroup",
-			 strerror(e), clone_hint(e));
-		return r;
-	}
+	if (pid < 0)
+		return clone_failed(e, out);
 	if (r < 0) {
 		discard_init(pid, pidfd);
 		snprintf(

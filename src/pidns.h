@@ -66,7 +66,10 @@ int runx_pidns_probe(bool new_user, char *err, size_t errsize);
  * whole namespace before runx sees it exit (zap_pid_ns_processes()).
  * Returns -errno when the namespaces or the init could not be set up
  * (EPERM, EINVAL, ENOSPC, EUSERS from clone; EACCES from a map; EPERM from
- * mount), with a one-line message in out->why; nothing is left running.
+ * mount: out->scope_failed true), or when no process could be made
+ * (EAGAIN, ENOMEM from clone, or the init's launch of the command:
+ * scope_failed false), with a one-line message in out->why; nothing is
+ * left running.
  */
 int runx_pidns_launch(const struct runx_launch_request *req, bool new_user,
 		      int status_fd, struct runx_launched *out, int *cmd_pidfd);

@@ -297,7 +297,6 @@ void runx_pidns_init_main(const struct runx_launch_request *req, int status_fd,
 		if (rep.step == STEP_NONE)
 			rep.outer_pid = outer_pid(outer_proc, cmd.pidfd);
 		memcpy(rep.why, cmd.why, sizeof(rep.why) - 1);
-		rep.child_failed = cmd.child_failed;
 	}
 	send_report(sync, &rep, rep.step == STEP_NONE ? cmd.pidfd : -1);
 	if (rep.step != STEP_NONE)

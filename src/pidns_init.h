@@ -35,13 +35,11 @@ enum init_step {
 
 /* The init's report to runx once the command runs, or why not. */
 struct init_report {
-	int step;	   /* STEP_NONE when the command runs */
-	int err;	   /* errno of the failed step */
-	pid_t pid;	   /* the command's pid in the namespace */
-	pid_t outer_pid;   /* its pid in runx's namespace, or 0 (unknown) */
-	char why[256];	   /* STEP_LAUNCH: the launch's own message, or "" */
-	bool child_failed; /* STEP_LAUNCH: the command's child was made and
-			    * failed before execve(2) (runx_launched) */
+	int step;	 /* STEP_NONE when the command runs */
+	int err;	 /* errno of the failed step */
+	pid_t pid;	 /* the command's pid in the namespace */
+	pid_t outer_pid; /* its pid in runx's namespace, or 0 (unknown) */
+	char why[256];	 /* STEP_LAUNCH: the launch's own message, or "" */
 };
 
 /*

@@ -35,13 +35,13 @@ BAD_VALUES=(--attempts=0 --attempts=two --attempts= --retry-on=sometimes
 # are stopped), 4 per bad value, a stop signal while an attempt
 # is being stopped (2 x 3) and Ctrl-C with --foreground (5, and 4 with
 # one attempt), a command that exits 125 itself (2 in each of 5 scopes)
-# and a launch that can make no process (2).
+# and a launch that can make no process (2 in each of 2 scopes).
 n_launch=$((11 + 6 + 4 * 3 * 2 + 1 + 4))
 if backend_rerun; then
 	plan "$n_launch"
 	diag "RUNX_LAUNCH=$RUNX_LAUNCH: the launch's cases only; the others do not depend on the backend and ran with the default one (attempts.sh)"
 else
-	plan $((n_launch + 143 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5 + 4 + 2 * 5 + 2))
+	plan $((n_launch + 143 + 2 * 3 + 4 * ${#BAD_VALUES[@]} + 2 * 3 + 5 + 4 + 2 * 5 + 2 * 2))
 fi
 
 # elapsed_ms COMMAND...: runs COMMAND; prints "STATUS MS".
@@ -534,19 +534,21 @@ for sc in group tree cgroup pidns child; do
 		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), r["reason"], r["exit_code"], a["reason"], a["exit_code"])' "$TMPD/own125.json" 2>&1)"
 done
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-	skips 2 "a launch with no process to be made" "needs root and setpriv (util-linux) to run runx as another user with RLIMIT_NPROC 1"
+	skips 4 "a launch with no process to be made" "needs root and setpriv (util-linux) to run runx as another user with RLIMIT_NPROC 1"
 else
-	# a directory that user can write the report in ($TMPD is 0700)
-	d=$(mktemp -d /tmp/runx-nproc.XXXXXX)
-	chmod 1777 "$d"
-	s=$(st setpriv --reuid=65534 --regid=65534 --clear-groups -- bash -c 'ulimit -u 1 && exec "$@"' bash \
-		"$RUNX" "${LAUNCH_ARGS[@]}" -v --attempts=2 --report="$d/nproc.json" -- true 2>"$TMPD/nproc.err")
-	assert_eq "no process can be made (RLIMIT_NPROC): 125; -v says attempt 1 ended, not retried" "125 1" \
-		"$s $(grep -c '^runx: attempt 1 of 2 ended with exit status 125; not retried (125 only when --retry-on lists it)$' "$TMPD/nproc.err")" \
-		"$(cat "$TMPD/nproc.err")"
-	assert_eq "no process can be made: report: attempt 1, runx_error, its error says why" "1 1 runx_error True" \
-		"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), a["reason"], "Resource temporarily unavailable" in a["error"])' "$d/nproc.json" 2>&1)"
-	rm -rf "$d"
+	setup_nobody # a directory that user can write the report in, and a runx it can run
+	d=$NOBODY_DIR
+	# the pidns scope's init is the process that cannot be made there
+	# (in a user namespace of its own, as that user has no CAP_SYS_ADMIN)
+	for sc in group pidns; do
+		s=$(st as_nobody bash -c 'ulimit -u 1 && exec "$@"' bash \
+			"$NRUNX" "${LAUNCH_ARGS[@]}" -v --kill-scope=$sc --attempts=2 --report="$d/$sc.json" -- true 2>"$TMPD/nproc.err")
+		assert_eq "$sc: no process can be made (RLIMIT_NPROC): 125; -v says attempt 1 ended, not retried" "125 1" \
+			"$s $(grep -c '^runx: attempt 1 of 2 ended with exit status 125; not retried (125 only when --retry-on lists it)$' "$TMPD/nproc.err")" \
+			"$(cat "$TMPD/nproc.err")"
+		assert_eq "$sc: no process can be made: report: attempt 1, runx_error, its error says why" "1 1 runx_error True" \
+			"$("$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); a = r["attempts"][0]; print(r["attempt_count"], len(r["attempts"]), a["reason"], "Resource temporarily unavailable" in a["error"])' "$d/$sc.json" 2>&1)"
+	done
 fi
 # A scope that cannot be set up for the first attempt: without 125 in
 # --retry-on the run ends at once with no attempt made (attempt_count 0);
