@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 5 + 3 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 6 + 3 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1021,8 +1021,17 @@ if [ "$(id -u)" = 0 ]; then
 	"$RUNX" "${LAUNCH_ARGS[@]}" --report="$d/r.json" -- true
 	assert_eq "group: a report in a set-group-ID directory keeps its own group (0), not the directory's, and 0640" \
 		"0 0 640" "$(stat -c '%u %g %a' "$d/r.json")"
+	# runx as uid 65534, its own file in a group it is not in (100): the
+	# group cannot be kept, so the new file's group gets no group bits
+	setup_nobody
+	: >"$NOBODY_DIR/g.json"
+	chown 65534:100 "$NOBODY_DIR/g.json"
+	chmod 640 "$NOBODY_DIR/g.json"
+	as_nobody "$NRUNX" "${LAUNCH_ARGS[@]}" --report="$NOBODY_DIR/g.json" -- true
+	assert_eq "group: a group runx cannot keep (not runx's user's) gets none of the old group bits: 65534 65534 600" \
+		"65534 65534 600" "$(stat -c '%u %g %a' "$NOBODY_DIR/g.json")"
 else
-	skips 2 "a report owned by another user, a set-group-ID directory" "needs root"
+	skips 3 "a report owned by another user, a set-group-ID directory, a group not kept" "needs root"
 fi
 
 # A symbolic link of another user (neither runx's nor root's) is not
