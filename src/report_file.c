@@ -38,21 +38,49 @@ static int write_all(int fd, const char *text, size_t len)
 	    fd, text, len, runx_now_ns() + THROUGH_WAIT_MS * INT64_C(1000000));
 }
 
+static bool walk_links(const char *path, uid_t *owner, struct stat *end,
+		       bool *ended);
+
+/* True if st (an open file's) is the file at the end of path's links,
+ * all of runx's user's or root's, as one walk sees them now. */
+static bool is_file_at(const struct stat *st, const char *path)
+{
+	struct stat end;
+	uid_t owner;
+	bool ended;
+
+	return !walk_links(path, &owner, &end, &ended) && ended &&
+	       end.st_dev == st->st_dev && end.st_ino == st->st_ino;
+}
+
 /*
  * Writes text through path, which is no regular file (a symlink, a device,
  * a FIFO: /dev/stderr, /dev/null), as a shell's > would: open(2) follows
  * it, a regular file at the end of a symlink is truncated first, and a
- * FIFO without a reader gives -ENXIO rather than a wait.  0 or -errno.
+ * FIFO without a reader gives -ENXIO rather than a wait.  Another user
+ * who can write in a directory on the way must not choose the file
+ * (runx_report_is_foreign_link()): with link false (path was no symlink
+ * when runx looked: a FIFO, a device, a regular file it could not
+ * replace) path is opened with O_NOFOLLOW (-ELOOP for a symlink put
+ * there since); with link true the file opened must still be the one
+ * that path names, through links of runx's user's or root's only, before
+ * anything is truncated or written (else -EACCES).  A missing file is
+ * made (O_CREAT) only with create: a link to no file.  0 or -errno.
  */
-static int write_through(const char *path, const char *text, size_t len)
+static int write_through(const char *path, const char *text, size_t len,
+			 bool link, bool create)
 {
 	struct stat st;
-	int fd = open(
-	    path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
+	int fd = open(path,
+		      O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			  (create ? O_CREAT : 0) | (link ? 0 : O_NOFOLLOW),
+		      0666);
 
 	if (fd < 0)
 		return -errno;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
+	if (ret == 0 && link && !is_file_at(&st, path))
+		ret = -EACCES; /* changed while it was opened */
 	if (ret == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
 		ret = -errno;
 	if (ret == 0)
@@ -337,12 +365,15 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	if (exists && S_ISLNK(st.st_mode) &&
 	    runx_report_is_foreign_link(path, &owner))
 		return -EACCES; /* made during the run: --user's command */
+	bool link = exists && S_ISLNK(st.st_mode);
 	if (exists && !S_ISREG(st.st_mode))
-		/* renaming over a device or a symlink would replace it */
-		return write_through(path, text, len);
+		/* renaming over a device or a symlink would replace it; a
+		 * link to no file makes one where it points */
+		return write_through(path, text, len, link,
+				     link && stat(path, &st) < 0);
 	int ret = replace(path, text, len);
 	if (exists && may_write_through(ret))
-		ret = write_through(path, text, len);
+		ret = write_through(path, text, len, false, false);
 	return ret;
 }
 
@@ -425,26 +456,50 @@ static int link_target(const char *link, char *buf, size_t size)
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
-bool runx_report_is_foreign_link(const char *path, uid_t *owner)
+/*
+ * runx_report_is_foreign_link(), and the file at the chain's end as the
+ * same walk saw it, into *end with *ended true: lstat(2) of the first
+ * name that is no link, or stat(2) of the last link where its target has
+ * no name to look at (a /proc magic link: /proc/self/fd/1 reads
+ * "pipe:[N]").  *ended false: no file (a link to none, too many links).
+ */
+static bool walk_links(const char *path, uid_t *owner, struct stat *end,
+		       bool *ended)
 {
 	char buf[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 	uid_t me = geteuid();
 
+	*ended = false;
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
 		return false;
-	for (int links = 0;
-	     links < MAX_LINKS && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
+	for (int links = 0; links <= MAX_LINKS && lstat(buf, &st) == 0;
 	     links++) {
+		if (!S_ISLNK(st.st_mode)) {
+			*end = st;
+			*ended = true;
+			return false;
+		}
 		if (st.st_uid != 0 && st.st_uid != me) {
 			*owner = st.st_uid;
 			return true;
 		}
-		if (link_target(buf, target, sizeof(target)) < 0)
+		if (link_target(buf, target, sizeof(target)) < 0 ||
+		    lstat(target, &st) < 0) {
+			*ended = stat(buf, end) == 0;
 			return false;
+		}
 		snprintf(buf, sizeof(buf), "%s", target);
 	}
 	return false;
+}
+
+bool runx_report_is_foreign_link(const char *path, uid_t *owner)
+{
+	struct stat end;
+	bool ended;
+
+	return walk_links(path, owner, &end, &ended);
 }
 
 /*
