@@ -38,49 +38,25 @@ static int write_all(int fd, const char *text, size_t len)
 	    fd, text, len, runx_now_ns() + THROUGH_WAIT_MS * INT64_C(1000000));
 }
 
-static bool walk_links(const char *path, uid_t *owner, struct stat *end,
-		       bool *ended);
-
-/* True if st (an open file's) is the file at the end of path's links,
- * all of runx's user's or root's, as one walk sees them now. */
-static bool is_file_at(const struct stat *st, const char *path)
-{
-	struct stat end;
-	uid_t owner;
-	bool ended;
-
-	return !walk_links(path, &owner, &end, &ended) && ended &&
-	       end.st_dev == st->st_dev && end.st_ino == st->st_ino;
-}
+static int open_through(const char *path, const struct stat *first);
 
 /*
  * Writes text through path, which is no regular file (a symlink, a device,
- * a FIFO: /dev/stderr, /dev/null), as a shell's > would: open(2) follows
- * it, a regular file at the end of a symlink is truncated first, and a
- * FIFO without a reader gives -ENXIO rather than a wait.  Another user
- * who can write in a directory on the way must not choose the file
- * (runx_report_is_foreign_link()): with link false (path was no symlink
- * when runx looked: a FIFO, a device, a regular file it could not
- * replace) path is opened with O_NOFOLLOW (-ELOOP for a symlink put
- * there since); with link true the file opened must still be the one
- * that path names, through links of runx's user's or root's only, before
- * anything is truncated or written (else -EACCES).  A missing file is
- * made (O_CREAT) only with create: a link to no file.  0 or -errno.
+ * a FIFO: /dev/stderr, /dev/null) or a regular file that could not be
+ * replaced, as a shell's > would: opened as open_through() says (first:
+ * what path was when runx looked, if no link), a regular file at the end
+ * truncated only then, and a FIFO without a reader gives -ENXIO rather
+ * than a wait.  0 or -errno.
  */
 static int write_through(const char *path, const char *text, size_t len,
-			 bool link, bool create)
+			 const struct stat *first)
 {
 	struct stat st;
-	int fd = open(path,
-		      O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-			  (create ? O_CREAT : 0) | (link ? 0 : O_NOFOLLOW),
-		      0666);
+	int fd = open_through(path, first);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int ret = fstat(fd, &st) < 0 ? -errno : 0;
-	if (ret == 0 && link && !is_file_at(&st, path))
-		ret = -EACCES; /* changed while it was opened */
 	if (ret == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)
 		ret = -errno;
 	if (ret == 0)
@@ -365,15 +341,14 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	if (exists && S_ISLNK(st.st_mode) &&
 	    runx_report_is_foreign_link(path, &owner))
 		return -EACCES; /* made during the run: --user's command */
-	bool link = exists && S_ISLNK(st.st_mode);
 	if (exists && !S_ISREG(st.st_mode))
 		/* renaming over a device or a symlink would replace it; a
 		 * link to no file makes one where it points */
-		return write_through(path, text, len, link,
-				     link && stat(path, &st) < 0);
+		return write_through(path, text, len,
+				     S_ISLNK(st.st_mode) ? NULL : &st);
 	int ret = replace(path, text, len);
 	if (exists && may_write_through(ret))
-		ret = write_through(path, text, len, false, false);
+		ret = write_through(path, text, len, &st);
 	return ret;
 }
 
@@ -456,50 +431,26 @@ static int link_target(const char *link, char *buf, size_t size)
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
-/*
- * runx_report_is_foreign_link(), and the file at the chain's end as the
- * same walk saw it, into *end with *ended true: lstat(2) of the first
- * name that is no link, or stat(2) of the last link where its target has
- * no name to look at (a /proc magic link: /proc/self/fd/1 reads
- * "pipe:[N]").  *ended false: no file (a link to none, too many links).
- */
-static bool walk_links(const char *path, uid_t *owner, struct stat *end,
-		       bool *ended)
+bool runx_report_is_foreign_link(const char *path, uid_t *owner)
 {
 	char buf[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 	uid_t me = geteuid();
 
-	*ended = false;
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
 		return false;
-	for (int links = 0; links <= MAX_LINKS && lstat(buf, &st) == 0;
+	for (int links = 0;
+	     links < MAX_LINKS && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
 	     links++) {
-		if (!S_ISLNK(st.st_mode)) {
-			*end = st;
-			*ended = true;
-			return false;
-		}
 		if (st.st_uid != 0 && st.st_uid != me) {
 			*owner = st.st_uid;
 			return true;
 		}
-		if (link_target(buf, target, sizeof(target)) < 0 ||
-		    lstat(target, &st) < 0) {
-			*ended = stat(buf, end) == 0;
+		if (link_target(buf, target, sizeof(target)) < 0)
 			return false;
-		}
 		snprintf(buf, sizeof(buf), "%s", target);
 	}
 	return false;
-}
-
-bool runx_report_is_foreign_link(const char *path, uid_t *owner)
-{
-	struct stat end;
-	bool ended;
-
-	return walk_links(path, owner, &end, &ended);
 }
 
 /*
@@ -510,6 +461,95 @@ bool runx_report_is_foreign_link(const char *path, uid_t *owner)
 #define SYS_FS_MAGIC	 0x62656572UL
 #define CGROUP1_FS_MAGIC 0x27e0ebUL
 #define CGROUP2_FS_MAGIC 0x63677270UL
+
+/*
+ * One link of open_through()'s walk, name (size bytes), looked at through
+ * pfd (O_PATH | O_NOFOLLOW) and st (its fstat(2)): 1 if it is on proc (a
+ * magic link, /proc/self/fd/N, opened through as the kernel does), 0 with
+ * its target joined to its directory into name, or -EACCES for a link of
+ * neither runx's user nor root, -ENAMETOOLONG, -errno of readlinkat(2).
+ */
+static int next_link(int pfd, const struct stat *st, char *name, size_t size)
+{
+	char target[PATH_MAX], dir[PATH_MAX];
+	struct statfs fs;
+
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return -EACCES;
+	if (fstatfs(pfd, &fs) == 0 && (unsigned long)fs.f_type == PROC_FS_MAGIC)
+		return 1;
+	/* "" with an O_PATH fd: the link's own target (readlinkat(2), Linux
+	 * 2.6.39), of the inode whose owner st gave */
+	ssize_t n = readlinkat(pfd, "", target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	int len;
+	if (target[0] == '/')
+		len = snprintf(name, size, "%s", target);
+	else if (dir_of(name, dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	else
+		len = snprintf(name, size, "%s/%s", dir, target);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Opens the file that path names for writing (O_WRONLY, O_NONBLOCK, not
+ * truncated), following its symbolic links one at a time, each looked at
+ * through an O_PATH | O_NOFOLLOW fd (open(2), Linux 2.6.39), so that its
+ * owner and its target are of one inode: a link owned by neither runx's
+ * user nor root gives -EACCES (another user who can write in a directory
+ * on the way would choose the file, racing runx as it likes).  The end,
+ * no link, is opened by its own name with O_NOFOLLOW and must be the
+ * file looked at, and first's if first is not NULL (device and inode;
+ * -EACCES else); a name that no file has is made there with O_CREAT |
+ * O_EXCL (0666 & ~umask; not with first).  A link on proc is opened
+ * through (next_link()).  Directories on the way are followed as the
+ * kernel does.  The fd (the caller's), or -errno (-ELOOP past MAX_LINKS
+ * links, -ENXIO for a FIFO without a reader).
+ */
+static int open_through(const char *path, const struct stat *first)
+{
+	const int w = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	char name[PATH_MAX];
+	struct stat st, got;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s", path) >= sizeof(name))
+		return -ENAMETOOLONG;
+	for (int links = 0; links <= MAX_LINKS; links++) {
+		int pfd = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC), r = 0;
+		if (pfd < 0 && errno == ENOENT && first == NULL) {
+			int fd =
+			    open(name, w | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+			return fd < 0 ? -errno : fd;
+		}
+		if (pfd < 0)
+			return -errno;
+		if (fstat(pfd, &st) < 0)
+			r = -errno;
+		else if (S_ISLNK(st.st_mode))
+			r = next_link(pfd, &st, name, sizeof(name));
+		close(pfd);
+		if (r < 0)
+			return r;
+		if (r == 0 && S_ISLNK(st.st_mode))
+			continue;
+		int fd = open(name, w | (r == 1 ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			return -errno;
+		if (r == 1)
+			return fd; /* proc's: runx's own file */
+		if (fstat(fd, &got) == 0 && got.st_dev == st.st_dev &&
+		    got.st_ino == st.st_ino &&
+		    (first == NULL || (first->st_dev == st.st_dev &&
+				       first->st_ino == st.st_ino)))
+			return fd;
+		close(fd);
+		return -EACCES; /* another file put there since */
+	}
+	return -ELOOP;
+}
 
 /*
  * True if path (any symlinks followed, /proc/self/fd/N's magic ones too)

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 6 + 5 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 6 + 7 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1059,32 +1059,45 @@ if [ "$(id -u)" = 0 ]; then
 	assert_eq "another user's symlink, made by the command under --user: exit 0, the file it names untouched, the message says why" \
 		"0 secret 1" \
 		"$s $(cat "$d/victim") $(grep -c "^runx: cannot write the report '$d/user/made.json': Permission denied (a symbolic link of another user, made during the run, which runx does not follow)\$" "$TMPD/link.err")"
-	# The same user racing runx: a FIFO of its own and its link to the
-	# file swapped (renameat2(2) RENAME_EXCHANGE) as fast as it can,
-	# while runx runs 150 times; and root's link into its directory
-	# whose end it swaps between a file and its link.  runx must never
-	# write through the link (the runx of 574ee02 did in about 10 runs).
-	as_nobody sh -c 'cd "$1" && mkfifo race.json && ln -s "$2" other && : >t.json && ln -s "$2" t2' sh "$d/user" "$d/victim"
+	# The same user racing runx while it runs 300 times, as fast as it
+	# can: (x) swapping two names (renameat2(2) RENAME_EXCHANGE), or (t)
+	# one name there and not (rename(2) back and forth).  A FIFO of its
+	# own and its link to the file; the end of root's link into its
+	# directory, a file and its link; that end there and not; root's own
+	# link in its directory and its link.  runx must never write through
+	# the user's link (574ee02 did in about 10 runs of the first two,
+	# 6d0aac4 in 18 to 330 of the last two: a race, so a check that
+	# fails often, not always, on such a runx).
+	as_nobody sh -c 'cd "$1" && mkfifo race.json && ln -s "$2" other && : >t.json && ln -s "$2" t2 &&
+		ln -s "$2" x.t && ln -s "$2" evil' sh "$d/user" "$d/victim"
 	ln -s "$d/user/t.json" "$d/root-link.json"
-	for pair in "race.json other $d/user/race.json" "t.json t2 $d/root-link.json"; do
-		read -r n1 n2 target <<<"$pair"
+	ln -s "$d/user/x" "$d/root-link2.json"
+	ln -s "$d/own-out.json" "$d/user/report.json"
+	for race in "x race.json other $d/user/race.json" "x t.json t2 $d/root-link.json" \
+		"t x.t x $d/root-link2.json" "x report.json evil $d/user/report.json"; do
+		read -r mode n1 n2 target <<<"$race"
 		as_nobody "$PY" -c '
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
-d = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-a, b = sys.argv[2].encode(), sys.argv[3].encode()
+d = os.open(sys.argv[2], os.O_RDONLY | os.O_DIRECTORY)
+a, b = sys.argv[3].encode(), sys.argv[4].encode()
 end = time.monotonic() + 60
-while time.monotonic() < end and libc.renameat2(d, a, d, b, 2) == 0:
-    pass
-' "$d/user" "$n1" "$n2" &
+while time.monotonic() < end:
+    if sys.argv[1] == "x":
+        if libc.renameat2(d, a, d, b, 2) != 0:
+            break
+    else:
+        libc.renameat(d, a, d, b)
+        libc.renameat(d, b, d, a)
+' "$mode" "$d/user" "$n1" "$n2" &
 		racer=$!
-		for _ in $(seq 150); do
+		for _ in $(seq 300); do
 			"$RUNX" "${LAUNCH_ARGS[@]}" --report="$target" -- true 2>/dev/null
 			[ "$(cat "$d/victim")" = secret ] || break
 		done
 		kill "$racer" 2>/dev/null
 		wait "$racer" 2>/dev/null
-		assert_eq "another user racing runx ($n1 and $n2 swapped): the file its link names is untouched after 150 runs" \
+		assert_eq "another user racing runx ($mode: $n1, $n2): the file its link names is untouched after 300 runs" \
 			secret "$(cat "$d/victim")"
 		echo secret >"$d/victim"
 	done
@@ -1093,7 +1106,7 @@ while time.monotonic() < end and libc.renameat2(d, a, d, b, 2) == 0:
 	assert_eq "runx's own symlink (root's) is still written through" "0 yes symbolic link" \
 		"$s $(valid_json "$d/own.json" && echo yes) $(stat -c %F "$d/own-link.json")"
 else
-	skips 5 "another user's symlink as the report" "needs root (chown)"
+	skips 7 "another user's symlink as the report" "needs root (chown)"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
