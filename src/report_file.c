@@ -465,7 +465,7 @@ bool runx_report_is_foreign_link(const char *path, uid_t *owner)
 /*
  * One link of open_through()'s walk, name (size bytes), looked at through
  * pfd (O_PATH | O_NOFOLLOW) and st (its fstat(2)): 1 if it is on proc (a
- * magic link, /proc/self/fd/N, opened through as the kernel does), 0 with
+ * magic link: open_own_fd() opens it, if runx's own fd), 0 with
  * its target joined to its directory into name, or -EACCES for a link of
  * neither runx's user nor root, -ENAMETOOLONG, -errno of readlinkat(2).
  */
@@ -495,6 +495,35 @@ static int next_link(int pfd, const struct stat *st, char *name, size_t size)
 }
 
 /*
+ * Opens for writing (flags) the file behind name, a link on proc, only
+ * where it is one of runx's own descriptors: name's directory, opened
+ * O_PATH | O_DIRECTORY (pinned from there on), must be runx's
+ * /proc/self/fd (device and inode), and the link is opened from it with
+ * openat(2), through, as the kernel opens a magic link.  Another
+ * process's /proc/PID/fd/N (root's where that process is not dumpable:
+ * task_dump_owner(), fs/proc/base.c), /proc/self/cwd or /proc/mounts
+ * give -EACCES.  The fd (the caller's), or -errno.
+ */
+static int open_own_fd(const char *name, int flags)
+{
+	char dir[PATH_MAX];
+	struct stat d, own;
+	const char *base = strrchr(name, '/');
+
+	if (base == NULL || dir_of(name, dir, sizeof(dir)) < 0)
+		return -EACCES;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -EACCES;
+	if (dfd < 0)
+		return -errno;
+	if (fstat(dfd, &d) == 0 && stat("/proc/self/fd", &own) == 0 &&
+	    d.st_dev == own.st_dev && d.st_ino == own.st_ino &&
+	    (fd = openat(dfd, base + 1, flags)) < 0)
+		fd = -errno;
+	close(dfd);
+	return fd;
+}
+
+/*
  * Opens the file that path names for writing (O_WRONLY, O_NONBLOCK, not
  * truncated), following its symbolic links one at a time, each looked at
  * through an O_PATH | O_NOFOLLOW fd (open(2), Linux 2.6.39), so that its
@@ -505,9 +534,9 @@ static int next_link(int pfd, const struct stat *st, char *name, size_t size)
  * file looked at, and first's if first is not NULL (device and inode;
  * -EACCES else); a name that no file has is made there with O_CREAT |
  * O_EXCL (0666 & ~umask; not with first).  A link on proc is opened
- * through (next_link()).  Directories on the way are followed as the
- * kernel does.  The fd (the caller's), or -errno (-ELOOP past MAX_LINKS
- * links, -ENXIO for a FIFO without a reader).
+ * through only where it is runx's own fd (open_own_fd()).  Directories on the
+ * way are followed as the kernel does.  The fd (the caller's), or -errno
+ * (-ELOOP past MAX_LINKS links, -ENXIO for a FIFO without a reader).
  */
 static int open_through(const char *path, const struct stat *first)
 {
@@ -535,11 +564,11 @@ static int open_through(const char *path, const struct stat *first)
 			return r;
 		if (r == 0 && S_ISLNK(st.st_mode))
 			continue;
-		int fd = open(name, w | (r == 1 ? 0 : O_NOFOLLOW));
+		if (r == 1)
+			return open_own_fd(name, w);
+		int fd = open(name, w | O_NOFOLLOW);
 		if (fd < 0)
 			return -errno;
-		if (r == 1)
-			return fd; /* proc's: runx's own file */
 		if (fstat(fd, &got) == 0 && got.st_dev == st.st_dev &&
 		    got.st_ino == st.st_ino &&
 		    (first == NULL || (first->st_dev == st.st_dev &&
