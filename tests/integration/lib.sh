@@ -479,6 +479,15 @@ as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
 
+# as_nobody_bg CMD ARGS...: as_nobody in the background, NOBODY_PID the
+# pid of CMD itself (setpriv(1) execs it), to be killed by it: "as_nobody
+# CMD &" forks a subshell for the function, and its pid is not CMD's.
+# shellcheck disable=SC2034 # NOBODY_PID: for the scripts that source this file
+as_nobody_bg() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@" &
+	NOBODY_PID=$!
+}
+
 # setup_nobody: NOBODY_DIR, a scratch directory uid 65534 can write
 # (removed on exit), and NRUNX, a runx binary it can run (a copy there if
 # it cannot reach $RUNX).

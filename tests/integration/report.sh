@@ -1076,7 +1076,7 @@ if [ "$(id -u)" = 0 ]; then
 	for race in "x race.json other $d/user/race.json" "x t.json t2 $d/root-link.json" \
 		"t x.t x $d/root-link2.json" "x report.json evil $d/user/report.json"; do
 		read -r mode n1 n2 target <<<"$race"
-		as_nobody "$PY" -c '
+		as_nobody_bg "$PY" -c '
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 d = os.open(sys.argv[2], os.O_RDONLY | os.O_DIRECTORY)
@@ -1089,8 +1089,8 @@ while time.monotonic() < end:
     else:
         libc.renameat(d, a, d, b)
         libc.renameat(d, b, d, a)
-' "$mode" "$d/user" "$n1" "$n2" &
-		racer=$!
+' "$mode" "$d/user" "$n1" "$n2"
+		racer=$NOBODY_PID
 		for _ in $(seq 300); do
 			"$RUNX" "${LAUNCH_ARGS[@]}" --report="$target" -- true 2>/dev/null
 			[ "$(cat "$d/victim")" = secret ] || break
