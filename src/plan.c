@@ -390,13 +390,23 @@ static int check_report(const struct runx_options *o,
 	const char *opt[] = {"--stdout", "--stderr", "--stdin"};
 
 	uid_t owner;
-	if (r == -EACCES && runx_report_is_foreign_link(path, &owner))
+	enum runx_link_refusal link =
+	    r == -EACCES ? runx_report_refused_link(path, &owner)
+			 : RUNX_LINK_FOLLOWED;
+	if (link == RUNX_LINK_FOREIGN)
 		return runx_plan_refuse(
 		    err, errsize, r,
 		    "cannot write the report '%s': a symbolic link of uid %u "
 		    "(neither runx's user nor root), which runx does not "
 		    "follow",
 		    runx_quote(path, q, sizeof(q)), (unsigned)owner);
+	if (link == RUNX_LINK_OTHER_FD)
+		return runx_plan_refuse(
+		    err, errsize, r,
+		    "cannot write the report '%s': a link to another "
+		    "process's file descriptor (/proc/PID/fd), which runx "
+		    "does not follow",
+		    runx_quote(path, q, sizeof(q)));
 	if (r < 0)
 		return runx_plan_refuse(
 		    err, errsize, r, "cannot write the report '%s': %s",

@@ -26,6 +26,10 @@
 /* How long a report written to a pipe may wait for its reader (ms). */
 #define THROUGH_WAIT_MS 5000
 
+/* How write_through() opens the file at the end of the links (open(2)):
+ * for writing, not truncated, never waiting for a FIFO's reader. */
+#define THROUGH_FLAGS (O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
 /*
  * Writes text to fd completely (runx_write_until()), waiting for room
  * THROUGH_WAIT_MS at most in all, so that a reader that never reads (a
@@ -38,7 +42,9 @@ static int write_all(int fd, const char *text, size_t len)
 	    fd, text, len, runx_now_ns() + THROUGH_WAIT_MS * INT64_C(1000000));
 }
 
-static int open_through(const char *path, const struct stat *first);
+struct link_refusal;
+static int open_through(const char *path, const struct stat *first, int flags,
+			struct link_refusal *why);
 
 /*
  * Writes text through path, which is no regular file (a symlink, a device,
@@ -52,7 +58,7 @@ static int write_through(const char *path, const char *text, size_t len,
 			 const struct stat *first)
 {
 	struct stat st;
-	int fd = open_through(path, first);
+	int fd = open_through(path, first, THROUGH_FLAGS, NULL);
 
 	if (fd < 0)
 		return fd;
@@ -201,16 +207,16 @@ static int name_unnamed(int fd, const char *dir, char *tmp, size_t size)
 }
 
 /*
- * The file at path (lstat(2), into st) whose mode and group a report
- * that replaces it keeps (fill()): a regular file of runx's own (its
+ * st (the lstat(2) of the file a report replaces, NULL if none) if its
+ * mode and group are kept (fill()): a regular file of runx's own (its
  * effective uid) with no other name; else NULL.  A file that another user
  * made (in a sticky /tmp, or the command run with --user) or linked there
  * must not choose root's report's mode (0666: anyone could rewrite it).
  */
-static const struct stat *kept_from(const char *path, struct stat *st)
+static const struct stat *kept_from(const struct stat *st)
 {
-	if (lstat(path, st) == 0 && S_ISREG(st->st_mode) &&
-	    st->st_uid == geteuid() && st->st_nlink == 1)
+	if (st != NULL && S_ISREG(st->st_mode) && st->st_uid == geteuid() &&
+	    st->st_nlink == 1)
 		return st;
 	return NULL;
 }
@@ -223,18 +229,19 @@ static const struct stat *kept_from(const char *path, struct stat *st)
  * kernel, the file system and /proc allow: a runx killed (SIGKILL) while
  * it writes leaves nothing, and one killed between the link and the
  * rename(2), microseconds, a ".runx-report.*" file; else it is made with
- * its name (mkostemp(3)).  Its mode: fill()'s, from kept_from().  0 or
- * -errno (the temporary file removed).
+ * its name (mkostemp(3)).  Its mode: fill()'s, from kept_from() of
+ * was, path's lstat(2) (NULL: no file there).  0 or -errno (the temporary
+ * file removed).
  */
-static int replace(const char *path, const char *text, size_t len)
+static int replace(const char *path, const struct stat *was, const char *text,
+		   size_t len)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
-	struct stat st;
 	int ret = dir_of(path, dir, sizeof(dir));
 
 	if (ret < 0)
 		return ret;
-	const struct stat *old = kept_from(path, &st);
+	const struct stat *old = kept_from(was);
 	int fd = open_unnamed(dir);
 	if (fd >= 0) {
 		ret = fill(fd, text, len, old);
@@ -337,16 +344,14 @@ int runx_report_deliver(const char *path, const char *text, size_t len)
 	if (fd >= 0)
 		return write_all(fd, text, len);
 	int exists = lstat(path, &st) == 0;
-	uid_t owner;
-	if (exists && S_ISLNK(st.st_mode) &&
-	    runx_report_is_foreign_link(path, &owner))
-		return -EACCES; /* made during the run: --user's command */
 	if (exists && !S_ISREG(st.st_mode))
 		/* renaming over a device or a symlink would replace it; a
-		 * link to no file makes one where it points */
+		 * link to no file makes one where it points; another user's
+		 * link (made during the run: --user's command) is refused
+		 * there */
 		return write_through(path, text, len,
 				     S_ISLNK(st.st_mode) ? NULL : &st);
-	int ret = replace(path, text, len);
+	int ret = replace(path, exists ? &st : NULL, text, len);
 	if (exists && may_write_through(ret))
 		ret = write_through(path, text, len, &st);
 	return ret;
@@ -412,46 +417,45 @@ static int probe_file(const char *path)
 #define MAX_LINKS 40
 
 /*
- * Where the symlink link points, as a path from here (a relative target
- * is relative to the link's directory) into buf; 0 or -errno.
+ * target, read from the symlink link, as a path from here (a relative
+ * target is relative to the link's directory) into buf (size bytes; it
+ * may be link itself, not target); 0 or -ENAMETOOLONG.
+ */
+static int join_target(const char *link, const char *target, char *buf,
+		       size_t size)
+{
+	char dir[PATH_MAX];
+	int len;
+
+	if (target[0] == '/')
+		len = snprintf(buf, size, "%s", target);
+	else if (dir_of(link, dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	else
+		len = snprintf(buf, size, "%s/%s", dir, target);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Where the symlink link points, as a path from here (join_target()),
+ * into buf; 0 or -errno.
  */
 static int link_target(const char *link, char *buf, size_t size)
 {
-	char target[PATH_MAX], dir[PATH_MAX];
+	char target[PATH_MAX];
 	ssize_t n = readlink(link, target, sizeof(target) - 1);
 
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
-	int r = target[0] == '/' ? 0 : dir_of(link, dir, sizeof(dir));
-	if (r < 0)
-		return r;
-	int len = target[0] == '/' ? snprintf(buf, size, "%s", target)
-				   : snprintf(buf, size, "%s/%s", dir, target);
-	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+	return join_target(link, target, buf, size);
 }
 
-bool runx_report_is_foreign_link(const char *path, uid_t *owner)
-{
-	char buf[PATH_MAX], target[PATH_MAX];
-	struct stat st;
-	uid_t me = geteuid();
-
-	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
-		return false;
-	for (int links = 0;
-	     links < MAX_LINKS && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
-	     links++) {
-		if (st.st_uid != 0 && st.st_uid != me) {
-			*owner = st.st_uid;
-			return true;
-		}
-		if (link_target(buf, target, sizeof(target)) < 0)
-			return false;
-		snprintf(buf, sizeof(buf), "%s", target);
-	}
-	return false;
-}
+/* Why open_through() refused a link (-EACCES), for a message. */
+struct link_refusal {
+	enum runx_link_refusal kind;
+	uid_t owner; /* RUNX_LINK_FOREIGN: the link's */
+};
 
 /*
  * File system types (statfs(2) f_type; linux/magic.h) whose regular files
@@ -467,15 +471,20 @@ bool runx_report_is_foreign_link(const char *path, uid_t *owner)
  * pfd (O_PATH | O_NOFOLLOW) and st (its fstat(2)): 1 if it is on proc (a
  * magic link: open_own_fd() opens it, if runx's own fd), 0 with
  * its target joined to its directory into name, or -EACCES for a link of
- * neither runx's user nor root, -ENAMETOOLONG, -errno of readlinkat(2).
+ * neither runx's user nor root (why says so), -ENAMETOOLONG, -errno of
+ * readlinkat(2).
  */
-static int next_link(int pfd, const struct stat *st, char *name, size_t size)
+static int next_link(int pfd, const struct stat *st, char *name, size_t size,
+		     struct link_refusal *why)
 {
-	char target[PATH_MAX], dir[PATH_MAX];
+	char target[PATH_MAX];
 	struct statfs fs;
 
-	if (st->st_uid != 0 && st->st_uid != geteuid())
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		why->kind = RUNX_LINK_FOREIGN;
+		why->owner = st->st_uid;
 		return -EACCES;
+	}
 	if (fstatfs(pfd, &fs) == 0 && (unsigned long)fs.f_type == PROC_FS_MAGIC)
 		return 1;
 	/* "" with an O_PATH fd: the link's own target (readlinkat(2), Linux
@@ -484,73 +493,80 @@ static int next_link(int pfd, const struct stat *st, char *name, size_t size)
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
-	int len;
-	if (target[0] == '/')
-		len = snprintf(name, size, "%s", target);
-	else if (dir_of(name, dir, sizeof(dir)) < 0)
-		return -ENAMETOOLONG;
-	else
-		len = snprintf(name, size, "%s/%s", dir, target);
-	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+	return join_target(name, target, name, size);
 }
 
 /*
- * Opens for writing (flags) the file behind name, a link on proc, only
- * where it is one of runx's own descriptors: name's directory, opened
- * O_PATH | O_DIRECTORY (pinned from there on), must be runx's
- * /proc/self/fd (device and inode), and the link is opened from it with
- * openat(2), through, as the kernel opens a magic link.  Another
- * process's /proc/PID/fd/N (root's where that process is not dumpable:
+ * Opens (flags) the file behind name, a link on proc, only where it is
+ * one of runx's own descriptors: name's directory, opened O_PATH |
+ * O_DIRECTORY (pinned from there on), must be runx's /proc/self/fd
+ * (device and inode), and the link is opened from it with openat(2),
+ * through, as the kernel opens a magic link.  Another process's
+ * /proc/PID/fd/N (root's where that process is not dumpable:
  * task_dump_owner(), fs/proc/base.c), /proc/self/cwd or /proc/mounts
- * give -EACCES.  The fd (the caller's), or -errno.
+ * give -EACCES (why says so).  The fd (the caller's), or -errno.
  */
-static int open_own_fd(const char *name, int flags)
+static int open_own_fd(const char *name, int flags, struct link_refusal *why)
 {
 	char dir[PATH_MAX];
 	struct stat d, own;
 	const char *base = strrchr(name, '/');
+	int fd = -EACCES;
 
-	if (base == NULL || dir_of(name, dir, sizeof(dir)) < 0)
+	if (base == NULL || dir_of(name, dir, sizeof(dir)) < 0) {
+		why->kind = RUNX_LINK_OTHER_FD;
 		return -EACCES;
-	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), fd = -EACCES;
+	}
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
 	if (fstat(dfd, &d) == 0 && stat("/proc/self/fd", &own) == 0 &&
-	    d.st_dev == own.st_dev && d.st_ino == own.st_ino &&
-	    (fd = openat(dfd, base + 1, flags)) < 0)
-		fd = -errno;
+	    d.st_dev == own.st_dev && d.st_ino == own.st_ino) {
+		if ((fd = openat(dfd, base + 1, flags)) < 0)
+			fd = -errno;
+	} else {
+		why->kind = RUNX_LINK_OTHER_FD;
+	}
 	close(dfd);
 	return fd;
 }
 
 /*
- * Opens the file that path names for writing (O_WRONLY, O_NONBLOCK, not
- * truncated), following its symbolic links one at a time, each looked at
- * through an O_PATH | O_NOFOLLOW fd (open(2), Linux 2.6.39), so that its
- * owner and its target are of one inode: a link owned by neither runx's
- * user nor root gives -EACCES (another user who can write in a directory
- * on the way would choose the file, racing runx as it likes).  The end,
- * no link, is opened by its own name with O_NOFOLLOW and must be the
- * file looked at, and first's if first is not NULL (device and inode;
- * -EACCES else); a name that no file has is made there with O_CREAT |
- * O_EXCL (0666 & ~umask; not with first).  A link on proc is opened
- * through only where it is runx's own fd (open_own_fd()).  Directories on the
- * way are followed as the kernel does.  The fd (the caller's), or -errno
- * (-ELOOP past MAX_LINKS links, -ENXIO for a FIFO without a reader).
+ * Opens (flags: THROUGH_FLAGS to write, or O_PATH | O_CLOEXEC only to
+ * look) the file that path names, following its symbolic links one at a
+ * time, each looked at through an O_PATH | O_NOFOLLOW fd (open(2), Linux
+ * 2.6.39), so that its owner and its target are of one inode: a link
+ * owned by neither runx's user nor root gives -EACCES (another user who
+ * can write in a directory on the way would choose the file, racing runx
+ * as it likes).  The end, no link, is opened by its own name with
+ * O_NOFOLLOW and must be the file looked at, and first's if first is not
+ * NULL (device and inode; -EACCES else); a name that no file has is made
+ * there with O_CREAT | O_EXCL (0666 & ~umask; not with first, nor to
+ * look: -ENOENT).  A link on proc is opened through only where it is
+ * runx's own fd (open_own_fd()).  Directories on the way are followed as
+ * the kernel does.  why, if not NULL, says which link an -EACCES
+ * refused (RUNX_LINK_FOLLOWED: none, the end changed).  The fd (the
+ * caller's), or -errno (-ELOOP past MAX_LINKS links, -ENXIO for a FIFO
+ * without a reader).
  */
-static int open_through(const char *path, const struct stat *first)
+static int open_through(const char *path, const struct stat *first, int flags,
+			struct link_refusal *why)
 {
-	const int w = O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
 	char name[PATH_MAX];
 	struct stat st, got;
+	struct link_refusal none;
 
+	if (why == NULL)
+		why = &none;
+	why->kind = RUNX_LINK_FOLLOWED;
 	if ((size_t)snprintf(name, sizeof(name), "%s", path) >= sizeof(name))
 		return -ENAMETOOLONG;
 	for (int links = 0; links <= MAX_LINKS; links++) {
 		int pfd = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC), r = 0;
-		if (pfd < 0 && errno == ENOENT && first == NULL) {
-			int fd =
-			    open(name, w | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+		if (pfd < 0 && errno == ENOENT && first == NULL &&
+		    !(flags & O_PATH)) {
+			int fd = open(
+			    name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
 			return fd < 0 ? -errno : fd;
 		}
 		if (pfd < 0)
@@ -558,15 +574,15 @@ static int open_through(const char *path, const struct stat *first)
 		if (fstat(pfd, &st) < 0)
 			r = -errno;
 		else if (S_ISLNK(st.st_mode))
-			r = next_link(pfd, &st, name, sizeof(name));
+			r = next_link(pfd, &st, name, sizeof(name), why);
 		close(pfd);
 		if (r < 0)
 			return r;
 		if (r == 0 && S_ISLNK(st.st_mode))
 			continue;
 		if (r == 1)
-			return open_own_fd(name, w);
-		int fd = open(name, w | O_NOFOLLOW);
+			return open_own_fd(name, flags, why);
+		int fd = open(name, flags | O_NOFOLLOW);
 		if (fd < 0)
 			return -errno;
 		if (fstat(fd, &got) == 0 && got.st_dev == st.st_dev &&
@@ -578,6 +594,20 @@ static int open_through(const char *path, const struct stat *first)
 		return -EACCES; /* another file put there since */
 	}
 	return -ELOOP;
+}
+
+enum runx_link_refusal runx_report_refused_link(const char *path, uid_t *owner)
+{
+	struct link_refusal why;
+	int fd = open_through(path, NULL, O_PATH | O_CLOEXEC, &why);
+
+	if (fd >= 0)
+		close(fd);
+	if (fd != -EACCES)
+		return RUNX_LINK_FOLLOWED;
+	if (why.kind == RUNX_LINK_FOREIGN)
+		*owner = why.owner;
+	return why.kind;
 }
 
 /*
@@ -633,15 +663,16 @@ static int check_through(const char *path)
 }
 
 /* True if path (lstat(2): st), reached after links symlinks, is a file
- * no report is written to: the kernel's (kernel_file()), or another
- * user's symlink (runx_report_is_foreign_link(), which walks the chain
- * at once, so only for the first). */
+ * no report is written to: the kernel's (kernel_file()), or a symlink
+ * that open_through() refuses (runx_report_refused_link(), which walks
+ * the chain at once, so only for the first). */
 static bool refused(const char *path, const struct stat *st, int links)
 {
 	uid_t owner;
 
-	return kernel_file(path) || (links == 0 && S_ISLNK(st->st_mode) &&
-				     runx_report_is_foreign_link(path, &owner));
+	return kernel_file(path) ||
+	       (links == 0 && S_ISLNK(st->st_mode) &&
+		runx_report_refused_link(path, &owner) != RUNX_LINK_FOLLOWED);
 }
 
 /* runx_report_check(), after links symlinks followed to path. */

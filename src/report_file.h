@@ -66,20 +66,33 @@ int runx_report_check(const char *path);
  */
 bool runx_report_is_file_of(const char *report, const char *path);
 
+/* Which link of a report's path runx does not follow. */
+enum runx_link_refusal {
+	RUNX_LINK_FOLLOWED, /* none: every link is followed */
+	RUNX_LINK_FOREIGN,  /* a symlink of another user */
+	RUNX_LINK_OTHER_FD, /* a link on proc not of runx's own fds */
+};
+
 /*
- * True if path is a symbolic link, or a chain of them (40 at most, as
- * the kernel's limit, path_resolution(7)), of which one is owned by
- * neither runx's effective user nor root; its owner into *owner.  runx
- * writes no report through such a link, before the run
- * (runx_report_check(): -EACCES) or after it (runx_report_deliver():
- * -EACCES): its owner would choose the file that runx, as root, writes
- * (/etc/shadow) -- a link made beforehand in a directory the user can
- * write, or by the command run with --user.  The kernel refuses such a
- * link only in a sticky world-writable directory, with
- * fs.protected_symlinks=1 (proc_sys_fs(5), may_follow_link(),
- * fs/namei.c).  The directories of path are followed as the kernel
- * follows them.
+ * Whether path (a symbolic link, or a chain of them: 40 at most, as the
+ * kernel's limit, path_resolution(7)) leads through a link that runx
+ * does not follow, looked at as runx_report_deliver() follows them: one
+ * at a time, each through an O_PATH | O_NOFOLLOW fd (open(2)), nothing
+ * opened for writing.  RUNX_LINK_FOREIGN: a symlink owned by neither
+ * runx's effective user nor root, its owner into *owner: that user would
+ * choose the file that runx, as root, writes (/etc/shadow) -- a link made
+ * beforehand in a directory the user can write, or by the command run
+ * with --user.  The kernel refuses such a link only in a sticky
+ * world-writable directory, with fs.protected_symlinks=1
+ * (proc_sys_fs(5), may_follow_link(), fs/namei.c).  RUNX_LINK_OTHER_FD:
+ * a magic link on proc that is not in runx's own /proc/self/fd (another
+ * process's /proc/PID/fd/N, root's where that process is not dumpable:
+ * task_dump_owner(), fs/proc/base.c; through it, root would write a file
+ * that the process only holds an O_PATH fd of).  runx writes no report
+ * through either, before the run (runx_report_check(): -EACCES) or after
+ * it (runx_report_deliver(): -EACCES).  The directories of path are
+ * followed as the kernel follows them.
  */
-bool runx_report_is_foreign_link(const char *path, uid_t *owner);
+enum runx_link_refusal runx_report_refused_link(const char *path, uid_t *owner);
 
 #endif

@@ -583,10 +583,16 @@ static const char *report_failure(const char *path, int err, char *buf,
 	struct stat st;
 	const char *why = "";
 	uid_t owner;
+	enum runx_link_refusal link =
+	    err == -EACCES ? runx_report_refused_link(path, &owner)
+			   : RUNX_LINK_FOLLOWED;
 
-	if (err == -EACCES && runx_report_is_foreign_link(path, &owner))
+	if (link == RUNX_LINK_FOREIGN)
 		why = " (a symbolic link of another user, made during the "
 		      "run, which runx does not follow)";
+	else if (link == RUNX_LINK_OTHER_FD)
+		why = " (a link to another process's file descriptor "
+		      "(/proc/PID/fd), which runx does not follow)";
 	else if (err == -EAGAIN)
 		why = " (its reader did not take all of it within the 5 s "
 		      "that runx waits for a reader)";

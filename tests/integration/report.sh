@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 7 + 6 + 7 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 11 + 6 + 7 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1105,8 +1105,57 @@ while time.monotonic() < end:
 	s=$(st runx --report="$d/own-link.json" -- true)
 	assert_eq "runx's own symlink (root's) is still written through" "0 yes symbolic link" \
 		"$s $(valid_json "$d/own.json" && echo yes) $(stat -c %F "$d/own-link.json")"
+	# Another process's descriptor (review of cac5eab): a user holds an
+	# O_PATH fd of root's 0600 file (search permission on its directory
+	# is enough) in a process that is not dumpable, so that its
+	# /proc/PID/fd/N is root's link, not the user's; root's runx must not
+	# open the file for writing through it.  Named, through the user's
+	# link to that directory, or that link made by the command under
+	# --user (the directory there before the run).  Before 707aeb3 all
+	# three wrote the victim; until this check, the first two were found
+	# only after the run (the command started).
+	rm -f "$d/user/holder.fd"
+	as_nobody_bg "$PY" -c '
+import ctypes, os, sys, time
+fd = os.open(sys.argv[1], os.O_PATH)
+if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+    sys.exit(1)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write("%d %d\n" % (os.getpid(), fd))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+time.sleep(120)
+' "$d/victim" "$d/user/holder.fd"
+	holder=$NOBODY_PID
+	if wait_file "$d/user/holder.fd" 30 && read -r hpid hfd <"$d/user/holder.fd" &&
+		[ "$(stat -L -c %u "/proc/$hpid/fd")" = 0 ]; then
+		ln -s "/proc/$hpid/fd" "$d/user/fdd"
+		chown -h 65534 "$d/user/fdd"
+		for rep in "/proc/$hpid/fd/$hfd" "$d/user/fdd/$hfd"; do
+			rm -f "$TMPD/started"
+			s=$(st runx --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/fd.err")
+			assert_eq "another process's descriptor ($rep): 125, nothing started, the file untouched, one line" \
+				"125 no secret runx: cannot write the report '$rep': a link to another process's file descriptor (/proc/PID/fd), which runx does not follow" \
+				"$s $([ -e "$TMPD/started" ] && echo started || echo no) $(cat "$d/victim") $(cat "$TMPD/fd.err")"
+		done
+		as_nobody mkdir "$d/user/late"
+		s=$(st runx --user=65534 --report="$d/user/late/$hfd" -- \
+			sh -c 'rmdir "$1" && ln -s "$2" "$1"' sh "$d/user/late" "/proc/$hpid/fd" 2>"$TMPD/fd.err")
+		assert_eq "another process's descriptor, its link made by the command under --user: exit 0, the file untouched, the message says why" \
+			"0 secret 1" \
+			"$s $(cat "$d/victim") $(grep -c "^runx: cannot write the report '$d/user/late/$hfd': Permission denied (a link to another process's file descriptor (/proc/PID/fd), which runx does not follow)\$" "$TMPD/fd.err")" \
+			"$(cat "$TMPD/fd.err")"
+	else
+		not_ok "another process's descriptor: the holder of an O_PATH fd is ready, not dumpable" "$(cat "$d/user/holder.fd" 2>&1)"
+		skips 2 "another process's descriptor" "its holder never got ready"
+	fi
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	# before "as_nobody_bg", the kills reached a subshell, and the racers
+	# and the holder outlived them (60 s, 120 s)
+	assert_eq "the racers and the holder of the O_PATH fd are gone" "" \
+		"$(pgrep -a -u 65534 -f -- 'renameat2|os[.]O_PATH')"
 else
-	skips 7 "another user's symlink as the report" "needs root (chown)"
+	skips 11 "another user's symlink as the report" "needs root (chown)"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
