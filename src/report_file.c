@@ -467,17 +467,20 @@ struct link_refusal {
 #define CGROUP2_FS_MAGIC 0x63677270UL
 
 /*
- * One link of open_through()'s walk, name (size bytes), looked at through
- * pfd (O_PATH | O_NOFOLLOW) and st (its fstat(2)): 1 if it is on proc (a
- * magic link: open_own_fd() opens it, if runx's own fd), 0 with
- * its target joined to its directory into name, or -EACCES for a link of
- * neither runx's user nor root (why says so), -ENAMETOOLONG, -errno of
- * readlinkat(2).
+ * One link of open_through()'s walk, name (size bytes, relative to *dfd),
+ * looked at through pfd (O_PATH | O_NOFOLLOW) and st (its fstat(2)): 1
+ * if it is on proc (a magic link: open_own_fd() opens it, if runx's own
+ * fd); 0 with its target into name, and *dfd, for a relative target, the
+ * link's directory (O_PATH | O_DIRECTORY, the caller's to close, the old
+ * one closed), so that a chain of relative links never grows past
+ * PATH_MAX as the kernel's walk does not; or -EACCES for a link of
+ * neither runx's user nor root (why says so), -errno of readlinkat(2)
+ * or of the directory's openat(2).
  */
-static int next_link(int pfd, const struct stat *st, char *name, size_t size,
-		     struct link_refusal *why)
+static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
+		     size_t size, struct link_refusal *why)
 {
-	char target[PATH_MAX];
+	char target[PATH_MAX], dir[PATH_MAX];
 	struct statfs fs;
 
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
@@ -493,42 +496,89 @@ static int next_link(int pfd, const struct stat *st, char *name, size_t size,
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
-	return join_target(name, target, name, size);
+	int at = AT_FDCWD;
+	if (target[0] != '/') {
+		if (dir_of(name, dir, sizeof(dir)) < 0)
+			return -ENAMETOOLONG;
+		if ((at = openat(*dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) <
+		    0)
+			return -errno;
+	}
+	if (*dfd >= 0)
+		close(*dfd);
+	*dfd = at;
+	return snprintf(name, size, "%s", target) < 0 ? -EINVAL : 0;
 }
 
 /*
- * Opens (flags) the file behind name, a link on proc, only where it is
- * one of runx's own descriptors: name's directory, opened O_PATH |
- * O_DIRECTORY (pinned from there on), must be runx's /proc/self/fd
- * (device and inode), and the link is opened from it with openat(2),
- * through, as the kernel opens a magic link.  Another process's
- * /proc/PID/fd/N (root's where that process is not dumpable:
+ * Opens (flags) the file behind name (relative to dfd), a link on proc,
+ * only where it is one of runx's own descriptors: name's directory,
+ * opened O_PATH | O_DIRECTORY (pinned from there on), must be runx's
+ * /proc/self/fd (device and inode), and the link is opened from it with
+ * openat(2), through, as the kernel opens a magic link.  Another
+ * process's /proc/PID/fd/N (root's where that process is not dumpable:
  * task_dump_owner(), fs/proc/base.c), /proc/self/cwd or /proc/mounts
  * give -EACCES (why says so).  The fd (the caller's), or -errno.
  */
-static int open_own_fd(const char *name, int flags, struct link_refusal *why)
+static int open_own_fd(int dfd, const char *name, int flags,
+		       struct link_refusal *why)
 {
 	char dir[PATH_MAX];
 	struct stat d, own;
-	const char *base = strrchr(name, '/');
+	const char *slash = strrchr(name, '/');
+	const char *base = slash != NULL ? slash + 1 : name;
 	int fd = -EACCES;
 
-	if (base == NULL || dir_of(name, dir, sizeof(dir)) < 0) {
+	if (dir_of(name, dir, sizeof(dir)) < 0) {
 		why->kind = RUNX_LINK_OTHER_FD;
 		return -EACCES;
 	}
-	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	int pin = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pin < 0)
 		return -errno;
-	if (fstat(dfd, &d) == 0 && stat("/proc/self/fd", &own) == 0 &&
+	if (fstat(pin, &d) == 0 && stat("/proc/self/fd", &own) == 0 &&
 	    d.st_dev == own.st_dev && d.st_ino == own.st_ino) {
-		if ((fd = openat(dfd, base + 1, flags)) < 0)
+		if ((fd = openat(pin, base, flags)) < 0)
 			fd = -errno;
 	} else {
 		why->kind = RUNX_LINK_OTHER_FD;
 	}
-	close(dfd);
+	close(pin);
 	return fd;
+}
+
+/*
+ * Opens (flags) the file at the end of open_through()'s walk, name
+ * (relative to dfd), which pfd (O_PATH | O_NOFOLLOW) and st (its
+ * fstat(2)) looked at; first, if not NULL, is what runx found there
+ * before (device and inode; -EACCES if another).  The file is opened
+ * again through pfd's own /proc/self/fd/N, a magic link to the very
+ * inode looked at (proc(5)), so that no other file put at name meanwhile
+ * is opened, not even for an open and close (a FIFO's reader would see
+ * an end of file, a pty a hang-up); with no /proc, by its name with
+ * O_NOFOLLOW, and it must be the file looked at (-EACCES else).  The fd
+ * (the caller's), or -errno.
+ */
+static int open_end(int dfd, const char *name, int pfd, const struct stat *st,
+		    const struct stat *first, int flags)
+{
+	char self[64];
+	struct stat got;
+
+	if (first != NULL &&
+	    (first->st_dev != st->st_dev || first->st_ino != st->st_ino))
+		return -EACCES; /* another file put there since */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	int fd = open(self, flags);
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : -errno;
+	if ((fd = openat(dfd, name, flags | O_NOFOLLOW)) < 0)
+		return -errno;
+	if (fstat(fd, &got) == 0 && got.st_dev == st->st_dev &&
+	    got.st_ino == st->st_ino)
+		return fd;
+	close(fd);
+	return -EACCES; /* another file put there since */
 }
 
 /*
@@ -538,23 +588,24 @@ static int open_own_fd(const char *name, int flags, struct link_refusal *why)
  * 2.6.39), so that its owner and its target are of one inode: a link
  * owned by neither runx's user nor root gives -EACCES (another user who
  * can write in a directory on the way would choose the file, racing runx
- * as it likes).  The end, no link, is opened by its own name with
- * O_NOFOLLOW and must be the file looked at, and first's if first is not
- * NULL (device and inode; -EACCES else); a name that no file has is made
- * there with O_CREAT | O_EXCL (0666 & ~umask; not with first, nor to
- * look: -ENOENT).  A link on proc is opened through only where it is
- * runx's own fd (open_own_fd()).  Directories on the way are followed as
- * the kernel does.  why, if not NULL, says which link an -EACCES
- * refused (RUNX_LINK_FOLLOWED: none, the end changed).  The fd (the
- * caller's), or -errno (-ELOOP past MAX_LINKS links, -ENXIO for a FIFO
- * without a reader).
+ * as it likes).  A relative target is looked up from its link's
+ * directory (next_link()).  The end, no link, is opened as open_end()
+ * says (first: what runx found at path, if not NULL); a name that no file
+ * has is made there with O_CREAT | O_EXCL | O_NOFOLLOW (0666 & ~umask;
+ * not with first, nor to look: -ENOENT).  A link on proc is opened
+ * through only where it is runx's own fd (open_own_fd()).  Directories
+ * on the way are followed as the kernel does.  why, if not NULL, says
+ * which link an -EACCES refused (RUNX_LINK_FOLLOWED: none, the end
+ * changed).  The fd (the caller's), or -errno (-ELOOP past MAX_LINKS
+ * links, -ENXIO for a FIFO without a reader).
  */
 static int open_through(const char *path, const struct stat *first, int flags,
 			struct link_refusal *why)
 {
 	char name[PATH_MAX];
-	struct stat st, got;
+	struct stat st;
 	struct link_refusal none;
+	int dfd = AT_FDCWD, r = -ELOOP;
 
 	if (why == NULL)
 		why = &none;
@@ -562,38 +613,35 @@ static int open_through(const char *path, const struct stat *first, int flags,
 	if ((size_t)snprintf(name, sizeof(name), "%s", path) >= sizeof(name))
 		return -ENAMETOOLONG;
 	for (int links = 0; links <= MAX_LINKS; links++) {
-		int pfd = open(name, O_PATH | O_NOFOLLOW | O_CLOEXEC), r = 0;
-		if (pfd < 0 && errno == ENOENT && first == NULL &&
-		    !(flags & O_PATH)) {
-			int fd = open(
-			    name, flags | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-			return fd < 0 ? -errno : fd;
+		int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0) {
+			r = -errno;
+			if (r == -ENOENT && first == NULL &&
+			    !(flags & O_PATH) &&
+			    (r = openat(dfd, name,
+					flags | O_CREAT | O_EXCL | O_NOFOLLOW,
+					0666)) < 0)
+				r = -errno;
+			break;
 		}
-		if (pfd < 0)
-			return -errno;
+		bool on = false; /* a link followed: on to its target */
 		if (fstat(pfd, &st) < 0)
 			r = -errno;
-		else if (S_ISLNK(st.st_mode))
-			r = next_link(pfd, &st, name, sizeof(name), why);
+		else if (!S_ISLNK(st.st_mode))
+			r = open_end(dfd, name, pfd, &st, first, flags);
+		else if ((r = next_link(&dfd, pfd, &st, name, sizeof(name),
+					why)) == 1)
+			r = open_own_fd(dfd, name, flags, why);
+		else
+			on = r == 0;
 		close(pfd);
-		if (r < 0)
-			return r;
-		if (r == 0 && S_ISLNK(st.st_mode))
-			continue;
-		if (r == 1)
-			return open_own_fd(name, flags, why);
-		int fd = open(name, flags | O_NOFOLLOW);
-		if (fd < 0)
-			return -errno;
-		if (fstat(fd, &got) == 0 && got.st_dev == st.st_dev &&
-		    got.st_ino == st.st_ino &&
-		    (first == NULL || (first->st_dev == st.st_dev &&
-				       first->st_ino == st.st_ino)))
-			return fd;
-		close(fd);
-		return -EACCES; /* another file put there since */
+		if (!on)
+			break;
+		r = -ELOOP; /* unless a link after this one ends the walk */
 	}
-	return -ELOOP;
+	if (dfd >= 0)
+		close(dfd);
+	return r;
 }
 
 enum runx_link_refusal runx_report_refused_link(const char *path, uid_t *owner)
