@@ -566,7 +566,7 @@ static int set_attempts_number(struct parser *p, int c, const char *value)
 
 	if (c == OPT_ATTEMPTS) {
 		r = runx_attempts_parse(value, &a->max);
-		want = "a whole number from 1 to 1000000000, or inf";
+		want = "a whole number from 1 to 1000000000, inf or infinity";
 	} else if (c == OPT_BACKOFF) {
 		r = runx_decimal_parse(value, 1, 1000, &a->backoff);
 		want = "a decimal number from 1 to 1000";
