@@ -305,14 +305,16 @@ settid_cases "group, a newcomer with a chosen pid" 1
 # last pass, which takes well under 1 ms here: on a loaded machine the
 # shell may not run at all then (a CI run with a load average of 37 found
 # none).  So runx runs under strace, and each of its writes to stderr
-# (strace -P: that file only) is held 50 ms: the count and its 21 lines of
-# names give the shell more than a second.
+# (strace -P: that file only) is held 100 ms after it is written: the
+# count's line and at least one line of names (the shell's; about 10 in
+# all, the sleeps that the passes have not reached yet) give the shell
+# 200 ms at the least, about a second as a rule.
 if have_strace 3 "the last pass after the count"; then
 	new_marker m
 	s=0
 	# shellcheck disable=SC2094 # strace -P only names the file runx writes
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -qq -o /dev/null -P "$TMPD/last.err" -e trace=write -e inject=write:delay_exit=50000 \
+		strace -qq -o /dev/null -P "$TMPD/last.err" -e trace=write -e inject=write:delay_exit=100000 \
 		"$RUNX" "${LAUNCH_ARGS[@]}" -v -t 0.5 -k 1.05 -- \
 		sh -c "trap 'while :; do sleep $m & sleep 0.005; done' TERM; sleep $m & wait" \
 		2>"$TMPD/last.err" || s=$?
