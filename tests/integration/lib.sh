@@ -789,11 +789,16 @@ term_when_ready() {
 	kill_marked "$m"
 }
 
-# have_strace N NAME: true if strace is here; else N skips of NAME
-# (scripts/install-deps --test installs it) and false.
+# have_strace N NAME: true if strace is here and may trace (ptrace(2)
+# allowed: a container's seccomp profile or Yama may refuse it); else N
+# skips of NAME and false.
 have_strace() {
-	command -v strace >/dev/null && return 0
-	skips "$1" "$2" "needs strace (scripts/install-deps --test installs it)"
+	if ! command -v strace >/dev/null; then
+		skips "$1" "$2" "needs strace (scripts/install-deps --test installs it)"
+		return 1
+	fi
+	strace -qq -o /dev/null true 2>/dev/null && return 0
+	skips "$1" "$2" "strace cannot trace here (ptrace(2) refused)"
 	return 1
 }
 
