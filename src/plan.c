@@ -403,9 +403,10 @@ static int check_report(const struct runx_options *o,
 	if (link == RUNX_LINK_OTHER_FD)
 		return runx_plan_refuse(
 		    err, errsize, r,
-		    "cannot write the report '%s': a link to another "
-		    "process's file descriptor (/proc/PID/fd), which runx "
-		    "does not follow",
+		    "cannot write the report '%s': a link on /proc that is "
+		    "not one of runx's own file descriptors (such as "
+		    "another process's /proc/PID/fd/N), which runx does not "
+		    "follow",
 		    runx_quote(path, q, sizeof(q)));
 	if (r < 0)
 		return runx_plan_refuse(

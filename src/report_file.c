@@ -483,13 +483,16 @@ static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
 	char target[PATH_MAX], dir[PATH_MAX];
 	struct statfs fs;
 
+	/* first: a link on proc is opened only if it is runx's own fd,
+	 * whoever owns it (another user's process, or root's where the
+	 * process is not dumpable) */
+	if (fstatfs(pfd, &fs) == 0 && (unsigned long)fs.f_type == PROC_FS_MAGIC)
+		return 1;
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		why->kind = RUNX_LINK_FOREIGN;
 		why->owner = st->st_uid;
 		return -EACCES;
 	}
-	if (fstatfs(pfd, &fs) == 0 && (unsigned long)fs.f_type == PROC_FS_MAGIC)
-		return 1;
 	/* "" with an O_PATH fd: the link's own target (readlinkat(2), Linux
 	 * 2.6.39), of the inode whose owner st gave */
 	ssize_t n = readlinkat(pfd, "", target, sizeof(target) - 1);
@@ -510,21 +513,67 @@ static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
 	return snprintf(name, size, "%s", target) < 0 ? -EINVAL : 0;
 }
 
+/* The path of runx's fd (readlink(2) of /proc/self/fd/FD) into buf
+ * (size bytes); 0 or -errno. */
+static int fd_path(int fd, char *buf, size_t size)
+{
+	char self[64];
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * True if pin (an O_PATH fd of a directory) is runx's own fd directory,
+ * /proc/self/fd or /proc/thread-self/fd: the same directory (device and
+ * inode) with the same path (fd_path()).  Not the inode alone: proc
+ * numbers its directories from a counter that pipes and sockets share
+ * (get_next_ino(), fs/inode.c), so a user who makes enough of them can
+ * give another process's fd directory runx's number; its path names
+ * that process's pid.
+ */
+static bool own_fd_dir(int pin)
+{
+	static const char *const own[] = {"/proc/self/fd",
+					  "/proc/thread-self/fd"};
+	char at[PATH_MAX], want[PATH_MAX];
+	struct stat d, o;
+	bool same = false;
+
+	if (fstat(pin, &d) < 0 || fd_path(pin, at, sizeof(at)) < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]) && !same; i++) {
+		int ofd = open(own[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ofd < 0)
+			continue;
+		same = fstat(ofd, &o) == 0 && o.st_dev == d.st_dev &&
+		       o.st_ino == d.st_ino &&
+		       fd_path(ofd, want, sizeof(want)) == 0 &&
+		       strcmp(at, want) == 0;
+		close(ofd);
+	}
+	return same;
+}
+
 /*
  * Opens (flags) the file behind name (relative to dfd), a link on proc,
  * only where it is one of runx's own descriptors: name's directory,
  * opened O_PATH | O_DIRECTORY (pinned from there on), must be runx's
- * /proc/self/fd (device and inode), and the link is opened from it with
+ * own fd directory (own_fd_dir()), and the link is opened from it with
  * openat(2), through, as the kernel opens a magic link.  Another
  * process's /proc/PID/fd/N (root's where that process is not dumpable:
- * task_dump_owner(), fs/proc/base.c), /proc/self/cwd or /proc/mounts
- * give -EACCES (why says so).  The fd (the caller's), or -errno.
+ * task_dump_owner(), fs/proc/base.c), /proc/self/cwd, /proc/self/exe
+ * or /proc/mounts give -EACCES (why says so).  The fd (the caller's), or
+ * -errno.
  */
 static int open_own_fd(int dfd, const char *name, int flags,
 		       struct link_refusal *why)
 {
 	char dir[PATH_MAX];
-	struct stat d, own;
 	const char *slash = strrchr(name, '/');
 	const char *base = slash != NULL ? slash + 1 : name;
 	int fd = -EACCES;
@@ -534,16 +583,16 @@ static int open_own_fd(int dfd, const char *name, int flags,
 		return -EACCES;
 	}
 	int pin = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (pin < 0)
+	if (pin < 0 && errno != ENOTDIR)
 		return -errno;
-	if (fstat(pin, &d) == 0 && stat("/proc/self/fd", &own) == 0 &&
-	    d.st_dev == own.st_dev && d.st_ino == own.st_ino) {
+	if (pin >= 0 && own_fd_dir(pin)) {
 		if ((fd = openat(pin, base, flags)) < 0)
 			fd = -errno;
 	} else {
 		why->kind = RUNX_LINK_OTHER_FD;
 	}
-	close(pin);
+	if (pin >= 0)
+		close(pin);
 	return fd;
 }
 

@@ -85,13 +85,14 @@ enum runx_link_refusal {
  * with --user.  The kernel refuses such a link only in a sticky
  * world-writable directory, with fs.protected_symlinks=1
  * (proc_sys_fs(5), may_follow_link(), fs/namei.c).  RUNX_LINK_OTHER_FD:
- * a magic link on proc that is not in runx's own /proc/self/fd (another
- * process's /proc/PID/fd/N, root's where that process is not dumpable:
+ * a link on proc (whoever owns it) that is not in runx's own
+ * /proc/self/fd or /proc/thread-self/fd (another process's
+ * /proc/PID/fd/N, root's where that process is not dumpable:
  * task_dump_owner(), fs/proc/base.c; through it, root would write a file
- * that the process only holds an O_PATH fd of).  runx writes no report
- * through either, before the run (runx_report_check(): -EACCES) or after
- * it (runx_report_deliver(): -EACCES).  The directories of path are
- * followed as the kernel follows them.
+ * that the process only holds an O_PATH fd of; /proc/self/exe).  runx
+ * writes no report through either, before the run (runx_report_check():
+ * -EACCES) or after it (runx_report_deliver(): -EACCES).  The
+ * directories of path are followed as the kernel follows them.
  */
 enum runx_link_refusal runx_report_refused_link(const char *path, uid_t *owner);
 

@@ -591,8 +591,8 @@ static const char *report_failure(const char *path, int err, char *buf,
 		why = " (a symbolic link of another user, made during the "
 		      "run, which runx does not follow)";
 	else if (link == RUNX_LINK_OTHER_FD)
-		why = " (a link to another process's file descriptor "
-		      "(/proc/PID/fd), which runx does not follow)";
+		why = " (a link on /proc that is not one of runx's own "
+		      "file descriptors, which runx does not follow)";
 	else if (err == -EAGAIN)
 		why = " (its reader did not take all of it within the 5 s "
 		      "that runx waits for a reader)";

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 11 + 6 + 7 + 1 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 12 + 6 + 7 + 2 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -725,6 +725,11 @@ else
 	skips 6 "a device (mknod)" "needs root"
 fi
 ln -s /proc/self/fd/2 "$d/stderr"
+# runx's own fd by /proc/thread-self (its one thread's table is its own)
+s=0
+out=$(runx --report=/proc/thread-self/fd/1 -- true) || s=$?
+assert_eq "--report=/proc/thread-self/fd/1: written on runx's own fd 1" "0 yes" \
+	"$s $(printf '%s' "$out" | valid_json /dev/stdin && echo yes)" "$out"
 s=0
 runx --report="$d/stderr" -- true 2>"$TMPD/through.err" || s=$?
 assert_eq "a symlink to /proc/self/fd/2: 0" 0 "$s"
@@ -1088,6 +1093,9 @@ if [ "$(id -u)" = 0 ]; then
 	ln -s "$d/user/t.json" "$d/root-link.json"
 	ln -s "$d/user/x" "$d/root-link2.json"
 	ln -s "$d/own-out.json" "$d/user/report.json"
+	# the racers and the holder below carry it: the cleanup kills them
+	new_marker rmk
+	# shellcheck disable=SC2154 # set by new_marker
 	for race in "x race.json other $d/user/race.json" "x t.json t2 $d/root-link.json" \
 		"t x.t x $d/root-link2.json" "x report.json evil $d/user/report.json"; do
 		read -r mode n1 n2 target <<<"$race"
@@ -1104,7 +1112,7 @@ while time.monotonic() < end:
     else:
         libc.renameat(d, a, d, b)
         libc.renameat(d, b, d, a)
-' "$mode" "$d/user" "$n1" "$n2"
+' "$mode" "$d/user" "$n1" "$n2" "$rmk"
 		racer=$NOBODY_PID
 		for _ in $(seq 300); do
 			"$RUNX" "${LAUNCH_ARGS[@]}" --report="$target" -- true 2>/dev/null
@@ -1127,8 +1135,10 @@ while time.monotonic() < end:
 	# open the file for writing through it.  Named, through the user's
 	# link to that directory, or that link made by the command under
 	# --user (the directory there before the run).  Before 707aeb3 all
-	# three wrote the victim; until this check, the first two were found
-	# only after the run (the command started).
+	# three wrote the victim; until 1091a9e, the first two were found
+	# only after the run (the command started).  And a dumpable process
+	# of the user's: its link is the user's, refused as a link on /proc
+	# all the same, with the same message.
 	rm -f "$d/user/holder.fd"
 	as_nobody_bg "$PY" -c '
 import ctypes, os, sys, time
@@ -1139,17 +1149,19 @@ with open(sys.argv[2] + ".tmp", "w") as f:
     f.write("%d %d\n" % (os.getpid(), fd))
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 time.sleep(120)
-' "$d/victim" "$d/user/holder.fd"
+' "$d/victim" "$d/user/holder.fd" "$rmk"
 	holder=$NOBODY_PID
+	as_nobody_bg sleep "$rmk"
+	sleeper=$NOBODY_PID
 	if wait_file "$d/user/holder.fd" 30 && read -r hpid hfd <"$d/user/holder.fd" &&
 		[ "$(stat -L -c %u "/proc/$hpid/fd")" = 0 ]; then
 		ln -s "/proc/$hpid/fd" "$d/user/fdd"
 		chown -h 65534 "$d/user/fdd"
-		for rep in "/proc/$hpid/fd/$hfd" "$d/user/fdd/$hfd"; do
+		for rep in "/proc/$hpid/fd/$hfd" "$d/user/fdd/$hfd" "/proc/$sleeper/fd/1"; do
 			rm -f "$TMPD/started"
 			s=$(st runx --report="$rep" -- touch "$TMPD/started" 2>"$TMPD/fd.err")
 			assert_eq "another process's descriptor ($rep): 125, nothing started, the file untouched, one line" \
-				"125 no secret runx: cannot write the report '$rep': a link to another process's file descriptor (/proc/PID/fd), which runx does not follow" \
+				"125 no secret runx: cannot write the report '$rep': a link on /proc that is not one of runx's own file descriptors (such as another process's /proc/PID/fd/N), which runx does not follow" \
 				"$s $([ -e "$TMPD/started" ] && echo started || echo no) $(cat "$d/victim") $(cat "$TMPD/fd.err")"
 		done
 		as_nobody mkdir "$d/user/late"
@@ -1157,20 +1169,19 @@ time.sleep(120)
 			sh -c 'rmdir "$1" && ln -s "$2" "$1"' sh "$d/user/late" "/proc/$hpid/fd" 2>"$TMPD/fd.err")
 		assert_eq "another process's descriptor, its link made by the command under --user: exit 0, the file untouched, the message says why" \
 			"0 secret 1" \
-			"$s $(cat "$d/victim") $(grep -c "^runx: cannot write the report '$d/user/late/$hfd': Permission denied (a link to another process's file descriptor (/proc/PID/fd), which runx does not follow)\$" "$TMPD/fd.err")" \
+			"$s $(cat "$d/victim") $(grep -c "^runx: cannot write the report '$d/user/late/$hfd': Permission denied (a link on /proc that is not one of runx's own file descriptors, which runx does not follow)\$" "$TMPD/fd.err")" \
 			"$(cat "$TMPD/fd.err")"
 	else
 		not_ok "another process's descriptor: the holder of an O_PATH fd is ready, not dumpable" "$(cat "$d/user/holder.fd" 2>&1)"
-		skips 2 "another process's descriptor" "its holder never got ready"
+		skips 3 "another process's descriptor" "its holder never got ready"
 	fi
-	kill "$holder" 2>/dev/null
-	wait "$holder" 2>/dev/null
+	kill "$holder" "$sleeper" 2>/dev/null
+	wait "$holder" "$sleeper" 2>/dev/null
 	# before "as_nobody_bg", the kills reached a subshell, and the racers
 	# and the holder outlived them (60 s, 120 s)
-	assert_eq "the racers and the holder of the O_PATH fd are gone" "" \
-		"$(pgrep -a -u 65534 -f -- "$d/")"
+	assert_dead "the racers, the holder of the O_PATH fd and the sleeper are gone" "$rmk"
 else
-	skips 11 "another user's symlink as the report" "needs root (chown)"
+	skips 12 "another user's symlink as the report" "needs root (chown)"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
