@@ -42,9 +42,9 @@ static int write_all(int fd, const char *text, size_t len)
 	    fd, text, len, runx_now_ns() + THROUGH_WAIT_MS * INT64_C(1000000));
 }
 
-struct link_refusal;
+struct walk_note;
 static int open_through(const char *path, const struct stat *first, int flags,
-			struct link_refusal *why);
+			struct walk_note *why);
 
 /*
  * Writes text through path, which is no regular file (a symlink, a device,
@@ -286,7 +286,8 @@ static bool may_write_through(int err)
 
 /*
  * The fd of runx's own that path names ("-", /dev/stdout, /dev/stderr,
- * /dev/fd/N, /proc/self/fd/N), or -1: the report goes to that fd as it
+ * /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N), or -1: the
+ * report goes to that fd as it
  * is, not opened again, which would truncate a regular file behind it
  * and lose the command's output there.  N is written as /proc writes it:
  * digits, no leading zero (/dev/fd/01 names no file, proc(5)).
@@ -304,6 +305,8 @@ static int own_fd(const char *path)
 		n = path + 8;
 	else if (strncmp(path, "/proc/self/fd/", 14) == 0)
 		n = path + 14;
+	else if (strncmp(path, "/proc/thread-self/fd/", 21) == 0)
+		n = path + 21; /* runx's one thread: the same fds */
 	if (n == NULL || *n < '0' || *n > '9' || (n[0] == '0' && n[1] != '\0'))
 		return -1;
 	errno = 0;
@@ -451,11 +454,34 @@ static int link_target(const char *link, char *buf, size_t size)
 	return join_target(link, target, buf, size);
 }
 
-/* Why open_through() refused a link (-EACCES), for a message. */
-struct link_refusal {
+/* What open_through() found on its way: why it refused a link (-EACCES),
+ * for a message, and, looking only, where a missing end would be made. */
+struct walk_note {
 	enum runx_link_refusal kind;
-	uid_t owner; /* RUNX_LINK_FOREIGN: the link's */
+	uid_t owner;		     /* RUNX_LINK_FOREIGN: the link's */
+	int end_dir;		     /* -ENOENT, looking: an O_PATH fd of
+				      * the missing end's directory (the
+				      * caller's to close), else -1 */
+	char end_name[NAME_MAX + 1]; /* and the end's last component */
 };
+
+/*
+ * Notes in why the missing end of open_through()'s walk, name (relative
+ * to dfd): an O_PATH fd of its directory, if there is one, and its last
+ * component (NAME_MAX bytes at most).
+ */
+static void note_missing_end(int dfd, const char *name, struct walk_note *why)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(name, '/');
+	const char *base = slash != NULL ? slash + 1 : name;
+
+	if (strlen(base) >= sizeof(why->end_name) ||
+	    dir_of(name, dir, sizeof(dir)) < 0)
+		return;
+	why->end_dir = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(why->end_name, sizeof(why->end_name), "%s", base);
+}
 
 /*
  * File system types (statfs(2) f_type; linux/magic.h) whose regular files
@@ -478,7 +504,7 @@ struct link_refusal {
  * or of the directory's openat(2).
  */
 static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
-		     size_t size, struct link_refusal *why)
+		     size_t size, struct walk_note *why)
 {
 	char target[PATH_MAX], dir[PATH_MAX];
 	struct statfs fs;
@@ -486,7 +512,9 @@ static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
 	/* first: a link on proc is opened only if it is runx's own fd,
 	 * whoever owns it (another user's process, or root's where the
 	 * process is not dumpable) */
-	if (fstatfs(pfd, &fs) == 0 && (unsigned long)fs.f_type == PROC_FS_MAGIC)
+	if (fstatfs(pfd, &fs) < 0)
+		return -errno; /* not known to be off proc: not followed */
+	if ((unsigned long)fs.f_type == PROC_FS_MAGIC)
 		return 1;
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		why->kind = RUNX_LINK_FOREIGN;
@@ -571,7 +599,7 @@ static bool own_fd_dir(int pin)
  * -errno.
  */
 static int open_own_fd(int dfd, const char *name, int flags,
-		       struct link_refusal *why)
+		       struct walk_note *why)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(name, '/');
@@ -605,8 +633,9 @@ static int open_own_fd(int dfd, const char *name, int flags,
  * inode looked at (proc(5)), so that no other file put at name meanwhile
  * is opened, not even for an open and close (a FIFO's reader would see
  * an end of file, a pty a hang-up); with no /proc, by its name with
- * O_NOFOLLOW, and it must be the file looked at (-EACCES else).  The fd
- * (the caller's), or -errno.
+ * O_NOFOLLOW.  Either way it must be the file looked at (device and
+ * inode, -EACCES else: a /proc that is no proc).  The fd (the caller's),
+ * or -errno.
  */
 static int open_end(int dfd, const char *name, int pfd, const struct stat *st,
 		    const struct stat *first, int flags)
@@ -619,9 +648,9 @@ static int open_end(int dfd, const char *name, int pfd, const struct stat *st,
 		return -EACCES; /* another file put there since */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
 	int fd = open(self, flags);
-	if (fd >= 0 || errno != ENOENT)
-		return fd >= 0 ? fd : -errno;
-	if ((fd = openat(dfd, name, flags | O_NOFOLLOW)) < 0)
+	if (fd < 0 && errno != ENOENT)
+		return -errno;
+	if (fd < 0 && (fd = openat(dfd, name, flags | O_NOFOLLOW)) < 0)
 		return -errno;
 	if (fstat(fd, &got) == 0 && got.st_dev == st->st_dev &&
 	    got.st_ino == st->st_ino)
@@ -645,31 +674,37 @@ static int open_end(int dfd, const char *name, int pfd, const struct stat *st,
  * through only where it is runx's own fd (open_own_fd()).  Directories
  * on the way are followed as the kernel does.  why, if not NULL, says
  * which link an -EACCES refused (RUNX_LINK_FOLLOWED: none, the end
- * changed).  The fd (the caller's), or -errno (-ELOOP past MAX_LINKS
- * links, -ENXIO for a FIFO without a reader).
+ * changed), and, looking only, where a missing end (-ENOENT) would be
+ * made (note_missing_end(); end_dir is -1 else).  The fd (the caller's),
+ * or -errno (-ELOOP past MAX_LINKS links, -ENXIO for a FIFO without a
+ * reader).
  */
 static int open_through(const char *path, const struct stat *first, int flags,
-			struct link_refusal *why)
+			struct walk_note *why)
 {
 	char name[PATH_MAX];
 	struct stat st;
-	struct link_refusal none;
+	struct walk_note none;
 	int dfd = AT_FDCWD, r = -ELOOP;
 
 	if (why == NULL)
 		why = &none;
 	why->kind = RUNX_LINK_FOLLOWED;
+	why->end_dir = -1;
 	if ((size_t)snprintf(name, sizeof(name), "%s", path) >= sizeof(name))
 		return -ENAMETOOLONG;
 	for (int links = 0; links <= MAX_LINKS; links++) {
 		int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (pfd < 0) {
 			r = -errno;
-			if (r == -ENOENT && first == NULL &&
-			    !(flags & O_PATH) &&
-			    (r = openat(dfd, name,
-					flags | O_CREAT | O_EXCL | O_NOFOLLOW,
-					0666)) < 0)
+			if (r == -ENOENT && (flags & O_PATH) && why != &none)
+				note_missing_end(dfd, name, why);
+			else if (r == -ENOENT && first == NULL &&
+				 !(flags & O_PATH) &&
+				 (r = openat(dfd, name,
+					     flags | O_CREAT | O_EXCL |
+						 O_NOFOLLOW,
+					     0666)) < 0)
 				r = -errno;
 			break;
 		}
@@ -695,11 +730,13 @@ static int open_through(const char *path, const struct stat *first, int flags,
 
 enum runx_link_refusal runx_report_refused_link(const char *path, uid_t *owner)
 {
-	struct link_refusal why;
+	struct walk_note why;
 	int fd = open_through(path, NULL, O_PATH | O_CLOEXEC, &why);
 
 	if (fd >= 0)
 		close(fd);
+	if (why.end_dir >= 0)
+		close(why.end_dir);
 	if (fd != -EACCES)
 		return RUNX_LINK_FOLLOWED;
 	if (why.kind == RUNX_LINK_FOREIGN)
@@ -772,15 +809,86 @@ static bool refused(const char *path, const struct stat *st, int links)
 		runx_report_refused_link(path, &owner) != RUNX_LINK_FOLLOWED);
 }
 
-/* runx_report_check(), after links symlinks followed to path. */
+/*
+ * runx_report_check() of a report made in the directory dir as base, or
+ * replacing path (st: its lstat(2); NULL: no file there yet).
+ */
+static int check_in_dir(const char *dir, const char *base, const char *path,
+			const struct stat *st)
+{
+	struct stat d;
+
+	if (stat(dir, &d) < 0)
+		return -errno;
+	if (!S_ISDIR(d.st_mode))
+		return -ENOTDIR;
+	/* a temporary file is made there and renamed over path: made (and
+	 * removed) now, since access(2) passes root everywhere but on a
+	 * read-only mount (a directory of /proc or /sys takes no new file) */
+	int r = probe_dir(dir);
+	if (r == 0 && st != NULL && sticky_refuses(&d, st->st_uid))
+		r = -EPERM;
+	long max = pathconf(dir, _PC_NAME_MAX);
+	if (r == 0 && st == NULL &&
+	    (long)strlen(base) > (max > 0 ? max : NAME_MAX))
+		r = -ENAMETOOLONG;
+	if (st != NULL && may_write_through(r))
+		r = probe_file(path); /* as runx_report_deliver() falls back */
+	else if (st != NULL && r == -ENOENT)
+		/* /proc: the directory takes no new file, and its file opens
+		 * for writing (root) but fails the write (EIO): refused, and
+		 * not as "no such file" for a file that exists */
+		r = -EACCES;
+	return r;
+}
+
+static int check(const char *path, int links);
+
+/*
+ * runx_report_check() of path, links symlinks followed to it, itself a
+ * symlink that leads to no file: the write makes the file where the
+ * links lead (open(2)'s O_CREAT, as the shell's >), so that file's
+ * directory must take it.  Found by open_through()'s own walk (a chain
+ * of relative links is never joined into one long path), the directory
+ * then named by its fd (/proc/self/fd/N); with no /proc, the links are
+ * joined and followed here.
+ */
+static int check_missing(const char *path, int links)
+{
+	char dir[64], target[PATH_MAX];
+	struct walk_note w;
+	int fd = open_through(path, NULL, O_PATH | O_CLOEXEC, &w);
+
+	if (fd >= 0) { /* made since: checked as it is now */
+		close(fd);
+		return links < MAX_LINKS ? check(path, links + 1) : -ELOOP;
+	}
+	if (fd == -ENOENT && w.end_dir >= 0) {
+		snprintf(dir, sizeof(dir), "/proc/self/fd/%d", w.end_dir);
+		int r = access(dir, F_OK) == 0
+			    ? check_in_dir(dir, w.end_name, NULL, NULL)
+			    : 1;
+		close(w.end_dir);
+		if (r != 1)
+			return r;
+	} else if (fd != -ENOENT) {
+		return fd;
+	}
+	if (links < MAX_LINKS && link_target(path, target, sizeof(target)) == 0)
+		return check(target, links + 1);
+	return -ENOENT;
+}
+
+/* runx_report_check(), after links symlinks followed to path (runx's own
+ * fds by name only as given: a link to /dev/stdout is followed). */
 static int check(const char *path, int links)
 {
 	char dir[PATH_MAX];
-	struct stat st, d;
+	struct stat st;
 
 	if (path[0] == '\0')
 		return -ENOENT;
-	int fd = own_fd(path);
+	int fd = links == 0 ? own_fd(path) : -1;
 	if (fd >= 0)
 		return own_fd_writable(fd);
 	if (strlen(path) >= PATH_MAX)
@@ -792,44 +900,20 @@ static int check(const char *path, int links)
 		return -EACCES;
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* written through: a device, FIFO or symlink must take it; a
-		 * symlink to no file makes one there (open(2)'s O_CREAT, as
-		 * the shell's >), which that file's directory must take */
+		 * symlink to no file makes one there */
 		if (access(path, W_OK) == 0)
 			return check_through(path);
 		int e = -errno;
-		char target[PATH_MAX];
-		if (e == -ENOENT && S_ISLNK(st.st_mode) && links < MAX_LINKS &&
-		    link_target(path, target, sizeof(target)) == 0)
-			return check(target, links + 1);
-		return e;
+		return e == -ENOENT && S_ISLNK(st.st_mode)
+			   ? check_missing(path, links)
+			   : e;
 	}
 	int r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	if (stat(dir, &d) < 0)
-		return -errno;
-	if (!S_ISDIR(d.st_mode))
-		return -ENOTDIR;
-	/* a temporary file is made there and renamed over path: made (and
-	 * removed) now, since access(2) passes root everywhere but on a
-	 * read-only mount (a directory of /proc or /sys takes no new file) */
-	r = probe_dir(dir);
-	if (r == 0 && exists && sticky_refuses(&d, st.st_uid))
-		r = -EPERM;
 	const char *base = strrchr(path, '/');
-	long max = pathconf(dir, _PC_NAME_MAX);
-	if (r == 0 && !exists &&
-	    (long)strlen(base != NULL ? base + 1 : path) >
-		(max > 0 ? max : NAME_MAX))
-		r = -ENAMETOOLONG;
-	if (exists && may_write_through(r))
-		r = probe_file(path); /* as runx_report_deliver() falls back */
-	else if (exists && r == -ENOENT)
-		/* /proc: the directory takes no new file, and its file opens
-		 * for writing (root) but fails the write (EIO): refused, and
-		 * not as "no such file" for a file that exists */
-		r = -EACCES;
-	return r;
+	return check_in_dir(dir, base != NULL ? base + 1 : path, path,
+			    exists ? &st : NULL);
 }
 
 /*

@@ -8,51 +8,52 @@
 
 /*
  * Writes text (len bytes) to path: "-" and /dev/stderr mean fd 2, and
- * /dev/stdout, /dev/fd/N and /proc/self/fd/N runx's fd 1 or N, written
- * as they are (not opened again: not truncated); a path that exists and
- * is no regular file (a symlink, a device, a FIFO: lstat(2)) is written
- * through, as a shell's > would (a FIFO's reader is waited for 5 s at
- * most, one that is missing is -ENXIO); else a temporary file in the same
- * directory (unnamed, O_TMPFILE, until it is written and linked; else
- * ".runx-report.XXXXXX": room for a last component of NAME_MAX bytes),
- * fsync(2)ed and renamed over path, so readers never see a partial
- * report (rename(2)); where that is refused (-EACCES: the
- * directory; -EPERM: a sticky directory and another user's file), an
- * existing path is written through.  A full pipe on fd 2 is waited for
- * as runx_write_stderr() says, one on another fd 5 s at most (-EAGAIN
- * then).  Returns 0 or -errno (the temporary file is removed on failure).
+ * /dev/stdout, /dev/fd/N, /proc/self/fd/N and /proc/thread-self/fd/N
+ * runx's fd 1 or N, written as they are (not opened again: not
+ * truncated); a path that exists and is no regular file (a symlink, a
+ * device, a FIFO: lstat(2)) is written through, as a shell's > would (a
+ * FIFO's reader is waited for 5 s at most, one that is missing is
+ * -ENXIO); else a temporary file in the same directory (unnamed,
+ * O_TMPFILE, until it is written and linked; else ".runx-report.XXXXXX":
+ * room for a last component of NAME_MAX bytes), fsync(2)ed and renamed
+ * over path, so readers never see a partial report (rename(2)); where
+ * that is refused (-EACCES: the directory; -EPERM: a sticky directory and
+ * another user's file), an existing path is written through.  A full pipe
+ * on fd 2 is waited for as runx_write_stderr() says, one on another fd
+ * 5 s at most (-EAGAIN then).  Returns 0 or -errno (the temporary file is
+ * removed on failure).
  */
 int runx_report_deliver(const char *path, const char *text, size_t len);
 
 /*
  * Whether runx_report_deliver() can be expected to write path, checked
  * before the command starts (runx(1), --report): "-" and /dev/stderr
- * always; /dev/stdout, /dev/fd/N, /proc/self/fd/N if that fd of runx's
- * was open for writing when runx started (else -EBADF); a directory
- * is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG; a path that
- * exists and is no regular file must pass access(2) W_OK; a socket at
- * its end is -ENXIO, /dev/tty must open for writing (O_WRONLY|O_NONBLOCK:
- * with no controlling terminal -ENXIO), and no other device or FIFO is
- * opened (side effects: a hang-up, a FIFO's reader seeing an end of
- * file).  A regular file of proc, sysfs or a cgroup file system
- * (statfs(2)), named or at the end of a symlink, is -EACCES: the
- * kernel's interface, never a report.  A symlink to no file
- * (dangling) is checked as the path it points to, up to 40 links deep
- * (the write's O_CREAT makes the file there).  Else its directory must
+ * always; /dev/stdout, /dev/fd/N, /proc/self/fd/N (thread-self too) if
+ * that fd of runx's was open for writing when runx started (else -EBADF);
+ * a directory is -EISDIR; a path of PATH_MAX bytes or more -ENAMETOOLONG;
+ * a path that exists and is no regular file must pass access(2) W_OK; a
+ * socket at its end is -ENXIO, /dev/tty must open for writing
+ * (O_WRONLY|O_NONBLOCK: with no controlling terminal -ENXIO), and no
+ * other device or FIFO is opened (side effects: a hang-up, a FIFO's
+ * reader seeing an end of file).  A regular file of proc, sysfs or a
+ * cgroup file system (statfs(2)), named or at the end of a symlink, is
+ * -EACCES: the kernel's interface, never a report.  A symlink to no file
+ * (dangling) is checked where the write's own walk of the links leads
+ * (a relative target from its link's directory), up to 40 links deep:
+ * the write's O_CREAT makes the file there.  Else its directory must
  * exist (-ENOENT, -ENOTDIR) and take a temporary file, which is made
  * there as the write would make it, unnamed where it can (O_TMPFILE; else
  * mkostemp(3) and removed): -EACCES, -EROFS, -ENOENT in /proc (access(2)
- * alone passes root there); an existing file
- * must not be another user's in a sticky directory that is not runx's
- * either, unless runx is root (-EPERM, inode(7)); a new name must fit
- * the directory's NAME_MAX (pathconf(3); -ENAMETOOLONG).  Where the
- * directory refuses in a way runx_report_deliver() writes through
- * (-EACCES, -EPERM, -EBUSY, -EXDEV, -ENAMETOOLONG), an existing file must
- * open for writing (O_WRONLY, not truncated).  What only the write can
- * tell (a full disk, a FIFO without a reader) is still reported after the
- * run.  An existing file whose directory answers -ENOENT (/proc) is
- * -EACCES.  Returns 0 or -errno; leaves the directory as it was (its
- * mtime aside).
+ * alone passes root there); an existing file must not be another user's
+ * in a sticky directory that is not runx's either, unless runx is root
+ * (-EPERM, inode(7)); a new name must fit the directory's NAME_MAX
+ * (pathconf(3); -ENAMETOOLONG).  Where the directory refuses in a way
+ * runx_report_deliver() writes through (-EACCES, -EPERM, -EBUSY, -EXDEV,
+ * -ENAMETOOLONG), an existing file must open for writing (O_WRONLY, not
+ * truncated).  What only the write can tell (a full disk, a FIFO without
+ * a reader) is still reported after the run.  An existing file whose
+ * directory answers -ENOENT (/proc) is -EACCES.  Returns 0 or -errno;
+ * leaves the directory as it was (its mtime aside).
  */
 int runx_report_check(const char *path);
 

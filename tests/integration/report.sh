@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 12 + 6 + 7 + 2 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 12 + 6 + 7 + 5 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -725,11 +725,13 @@ else
 	skips 6 "a device (mknod)" "needs root"
 fi
 ln -s /proc/self/fd/2 "$d/stderr"
-# runx's own fd by /proc/thread-self (its one thread's table is its own)
+# runx's own fd by /proc/thread-self (its one thread's table is its own):
+# written at that fd's offset, after the command's output, as
+# /proc/self/fd/1 is (8f09516 opened it again, truncating the file)
 s=0
-out=$(runx --report=/proc/thread-self/fd/1 -- true) || s=$?
-assert_eq "--report=/proc/thread-self/fd/1: written on runx's own fd 1" "0 yes" \
-	"$s $(printf '%s' "$out" | valid_json /dev/stdin && echo yes)" "$out"
+runx --report=/proc/thread-self/fd/1 -- echo the command wrote this >"$TMPD/thread-self.out" || s=$?
+assert_eq "--report=/proc/thread-self/fd/1: runx's own fd 1, after the command's line" "0 the command wrote this {" \
+	"$s $(head -n 2 "$TMPD/thread-self.out" | tr '\n' ' ' | sed 's/ $//')" "$(cat "$TMPD/thread-self.out")"
 s=0
 runx --report="$d/stderr" -- true 2>"$TMPD/through.err" || s=$?
 assert_eq "a symlink to /proc/self/fd/2: 0" 0 "$s"
@@ -903,6 +905,14 @@ ln -s end.json "$chain/l29"
 s=0
 err=$(runx --report="$chain/l0" -- true 2>&1) || s=$?
 assert_eq "a chain of 30 relative links, 6000 bytes joined: exit 0, the report at its end, no message" "0 yes " \
+	"$s $(valid_json "$chain/end.json" && echo yes) $err"
+# ... and with no file at its end: the check before the start follows it
+# as the write does (4c8177f's check joined it, and refused it: "No such
+# file or directory"), and the write makes the file there
+rm "$chain/end.json"
+s=0
+err=$(runx --report="$chain/l0" -- true 2>&1) || s=$?
+assert_eq "a chain of 30 relative links to no file: exit 0, the report made at its end, no message" "0 yes " \
 	"$s $(valid_json "$chain/end.json" && echo yes) $err"
 mkfifo "$d/fifo"
 # The reader: opens the FIFO (without waiting for a writer), says so, then
@@ -1182,6 +1192,42 @@ time.sleep(120)
 	assert_dead "the racers, the holder of the O_PATH fd and the sleeper are gone" "$rmk"
 else
 	skips 12 "another user's symlink as the report" "needs root (chown)"
+fi
+
+# --- with no /proc ------------------------------------------------------------------------------
+# In a mount namespace of the test's own with /proc unmounted, the
+# report is still written: a regular file replaced (with a named
+# temporary file), a link to a file written through (the end opened by
+# its name and compared), a link to no file made; a link to /dev/stdout
+# (itself a link into /proc) is refused before the start, as the write
+# would fail (8f09516 let it pass, then failed after the run).
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private sh -c 'umount -l /proc && "$0" --version' \
+	"$RUNX" >/dev/null 2>&1; then
+	np=$TMPD/noproc
+	mkdir "$np"
+	echo old >"$np/plain.json"
+	: >"$np/target.json"
+	ln -s target.json "$np/link.json"
+	ln -s made.json "$np/dangling.json"
+	ln -s /dev/stdout "$np/stdout.json"
+	# shellcheck disable=SC2016 # for the inner sh
+	got=$(unshare -m --propagation private sh -c 'umount -l /proc || exit 99
+		d=$1
+		shift
+		for r in plain link dangling stdout; do
+			"$0" "$@" --report="$d/$r.json" -- touch "$d/started.$r" 2>"$d/$r.err"
+			printf "%s " "$?"
+		done' "$RUNX" "$np" "${LAUNCH_ARGS[@]}")
+	assert_eq "no /proc: a file replaced, a link written through, a link to no file made: 0 0 0, all three valid" \
+		"0 0 0 yes yes yes" "$(echo "$got" | cut -d' ' -f1-3) $(for f in plain target made; do
+			valid_json "$np/$f.json" && echo yes || echo no; done | tr '\n' ' ' | sed 's/ $//')" \
+		"$(cat "$np"/*.err)"
+	assert_eq "no /proc: a link to /dev/stdout: 125 before the start, one line" \
+		"125 no runx: cannot write the report '$np/stdout.json': No such file or directory" \
+		"$(echo "$got" | cut -d' ' -f4) $([ -e "$np/started.stdout" ] && echo started || echo no) $(cat "$np/stdout.err")"
+else
+	skips 2 "the report with no /proc" \
+		"needs root (unshare -m) and a runx that runs without /proc (a sanitizer build reads /proc/self/maps)"
 fi
 
 # --- unwritable report path ---------------------------------------------------------------------
