@@ -16,6 +16,7 @@
 #include "log.h"
 #include "path.h"
 #include "report_file.h"
+#include "sigmask.h"
 #include "scope.h"
 #include "syscalls.h"
 
@@ -346,12 +347,13 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .idle_deadline_ns = o->idle_timeout_ns,
 	    .grace_ns = o->grace_ns,
 	    .first_signal = o->first_signal,
-	    .stop_signals = o->stop_signals,
+	    .stop_signals = o->stop_signals, /* + the implicit ones */
 	    .wait_all = o->wait_all,
 	    .preserve_status = o->preserve_status,
 	    .foreground = o->foreground,
 	    .forward_to_child = o->forward_to_child,
 	};
+	runx_implicit_stop_signals(&plan->stop.stop_signals);
 	plan->redirects = (struct runx_redirects){
 	    o->stdin_path, o->stdout_path, o->stderr_path, o->append, o->merge};
 	plan->report = (struct runx_report_policy){

@@ -7,6 +7,18 @@
 #include <signal.h>
 #include <stddef.h>
 
+/* Not forwarded, not job control, and their default action would end
+ * runx with its job left running: they start a stop instead. */
+static const int implicit_stop[] = {SIGPWR, SIGXCPU,   SIGVTALRM, SIGPROF,
+				    SIGIO,  SIGSTKFLT, SIGSYS,	  SIGTRAP};
+
+void runx_implicit_stop_signals(sigset_t *set)
+{
+	for (size_t i = 0; i < sizeof(implicit_stop) / sizeof(implicit_stop[0]);
+	     i++)
+		sigaddset(set, implicit_stop[i]);
+}
+
 void runx_handled_signals(sigset_t *set)
 {
 	static const int forwarded[] = {SIGHUP,	 SIGINT,   SIGQUIT,
@@ -23,6 +35,7 @@ void runx_handled_signals(sigset_t *set)
 		sigaddset(set, job_control[i]);
 	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
 		sigaddset(set, s);
+	runx_implicit_stop_signals(set);
 	sigaddset(set, SIGCHLD);
 }
 

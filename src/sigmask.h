@@ -7,10 +7,24 @@
 /*
  * Fills *set with the signals runx handles through its signalfd: HUP INT
  * QUIT TERM USR1 USR2 ALRM WINCH CONT and SIGRTMIN..SIGRTMAX (forwarded),
- * TSTP TTIN TTOU (job control: runx stops the scope and itself), and CHLD
- * (to reap).  No errors.
+ * TSTP TTIN TTOU (job control: runx stops the scope and itself), the
+ * implicit stop signals (runx_implicit_stop_signals()), and CHLD (to
+ * reap).  No errors.
  */
 void runx_handled_signals(sigset_t *set);
+
+/*
+ * Adds to *set the signals that start a stop whatever --stop-signals
+ * says: PWR XCPU VTALRM PROF IO STKFLT SYS TRAP, which runx neither
+ * forwards nor takes for job control, and whose default action
+ * (terminate, or dump core: signal(7)) would end runx with its job left
+ * running.  LXC asks a container's init to shut down with SIGPWR; the
+ * kernel sends SIGXCPU past RLIMIT_CPU's soft limit.  Sent by kill(2)
+ * only: a fault's own SIGSYS (seccomp's SECCOMP_RET_TRAP) or SIGTRAP is
+ * forced through a blocked mask (force_sig_info(), kernel/signal.c) and
+ * still ends runx.  No errors.
+ */
+void runx_implicit_stop_signals(sigset_t *set);
 
 /*
  * Blocks every signal runx handles (runx_handled_signals()), SIGPIPE and

@@ -11,8 +11,10 @@ require_python3 "(the test harness)"
 
 BAD_STOP_SIGNALS=("" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV")
 # 3 for HUP and for QUIT, 4 --stop-signals, 3 per bad list, 7 python
-# parent, 2 terminal, 2 --foreground, 9 named
-plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9))
+# parent, 2 terminal, 2 --foreground, 9 named, 2 per implicit stop
+# signal, 2 between attempts
+IMPLICIT_STOP=(PWR XCPU VTALRM PROF IO STKFLT SYS TRAP)
+plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 2))
 
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
@@ -196,5 +198,44 @@ assert_eq "named: at most 20 named at the deadline" 20 \
 assert_match "named: then a count" "^runx: alive at the deadline: and [0-9]+ more$" \
 	"$(grep "at the deadline: and" "$TMPD/many.err")"
 assert_dead "named: 25 sleeps: nothing left" "$m"
+
+# --- signals that would end runx by their default action start a stop ------------
+# PWR (LXC's shutdown request to a container's init), XCPU (past
+# RLIMIT_CPU's soft limit), VTALRM, PROF, IO, STKFLT, SYS and TRAP are
+# neither forwarded nor job control; they killed runx and left its job
+# running (trial 9: both sleeps alive, re-parented to init).  Each starts
+# a stop as a stop signal does, whatever --stop-signals says: forwarded
+# as the first signal, the command dies by it, runx ends by it too
+# (128 + N), and nothing is left.
+for sig in "${IMPLICIT_STOP[@]}"; do
+	new_marker m
+	n=$(kill -l "$sig")
+	runx_bg --stop-signals=HUP -t 60 -k 1 -- sh -c "sleep $m & sleep $m; :"
+	if wait_marked "$m" 2; then
+		kill -"$sig" "$RUNX_PID"
+		wait_pid_exit "$RUNX_PID" 30
+		assert_eq "SIG$sig to runx: a stop; runx ends by it" $((128 + n)) "$WAIT_STATUS"
+	else
+		kill -KILL "$RUNX_PID"
+		wait_pid_exit "$RUNX_PID" 10
+		not_ok "SIG$sig to runx: a stop; runx ends by it" "the job never started"
+	fi
+	assert_dead "SIG$sig to runx: nothing left" "$m"
+done
+# ... between attempts too: the run ends in its wait (30 s), as with a
+# stop signal, as if the command had died by it
+new_marker m
+runx_bg --attempts=3 --retry-delay=30 -- sh -c "echo ran >>$TMPD/attempt.$m; exit 1"
+if wait_file "$TMPD/attempt.$m" 20; then
+	sleep 0.2
+	kill -PWR "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 20
+	assert_eq "SIGPWR in the wait before attempt 2: the run ends by it" $((128 + $(kill -l PWR))) "$WAIT_STATUS"
+else
+	kill -KILL "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 10
+	not_ok "SIGPWR in the wait before attempt 2: the run ends by it" "attempt 1 never ran"
+fi
+assert_eq "SIGPWR in the wait before attempt 2: no attempt 2" 1 "$(grep -c . "$TMPD/attempt.$m" 2>/dev/null)"
 
 done_testing
