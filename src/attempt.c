@@ -102,8 +102,6 @@ static void tell_plan(const struct runx_attempt *a, const struct runx_plan *p)
 		runx_verbose(
 		    "auto scope: using %s",
 		    runx_scope_describe(&a->scope, where, sizeof(where)));
-	if (p->launch.backend_note != NULL)
-		runx_verbose("%s", p->launch.backend_note);
 }
 
 int runx_attempt_acquire(struct runx_attempt *a,
@@ -186,20 +184,6 @@ static void abort_launch(struct runx_attempt *a)
 	}
 }
 
-/*
- * True once clone3 into the job's cgroup was killed at birth in this run
- * (launch.h, out->killed_at_birth): later attempts start with vfork.
- */
-static bool clone3_killed_at_birth;
-
-/* The backend of this attempt: the plan's, or vfork after the fallback. */
-static enum runx_launch_kind backend_now(const struct runx_launch_policy *lp)
-{
-	if (lp->backend == RUNX_LAUNCH_CLONE3 && clone3_killed_at_birth)
-		return RUNX_LAUNCH_VFORK;
-	return lp->backend;
-}
-
 /* The request that starts the command for this attempt. */
 static struct runx_launch_request request(const struct runx_attempt *a,
 					  const struct runx_attempt_env *env)
@@ -207,7 +191,7 @@ static struct runx_launch_request request(const struct runx_attempt *a,
 	const struct runx_launch_policy *lp = &env->plan->launch;
 
 	return (struct runx_launch_request){
-	    .backend = backend_now(lp),
+	    .backend = lp->backend,
 	    .path = lp->path,
 	    .argv = lp->argv,
 	    .envp = env->envp,
@@ -260,15 +244,6 @@ int runx_attempt_start(struct runx_attempt *a,
 	clock_gettime(CLOCK_REALTIME, &a->result.start);
 	a->result.launched = true;
 	int r = runx_scope_launch(&a->scope, &req, &a->child);
-	if (r < 0 && a->child.killed_at_birth &&
-	    !env->plan->launch.backend_asked) {
-		/* the plan chose clone3: vfork also starts the command in its
-		 * cgroup (cgroup.procs before execve), and nothing ran yet */
-		runx_verbose("%s; launching with vfork", a->child.why);
-		clone3_killed_at_birth = true;
-		req.backend = backend_now(&env->plan->launch);
-		r = runx_scope_launch(&a->scope, &req, &a->child);
-	}
 	a->result.backend = req.backend;
 	if (a->relaying)
 		runx_relay_launched(&a->relay);

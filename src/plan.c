@@ -228,9 +228,11 @@ static void decide_auto(struct runx_plan *plan, enum runx_launch_kind launch,
 }
 
 /*
- * The backend: --launch, else vfork (as cheap as posix_spawn, flat in
- * runx's memory size, and it can set PR_SET_PDEATHSIG in the child, which
- * posix_spawn cannot), else clone3 (fork without it) for the cgroup.  With
+ * The backend: --launch, else vfork in every scope (SPEC, Launch backend:
+ * as cheap as posix_spawn, flat in runx's memory size, and it can set
+ * PR_SET_PDEATHSIG in the child, which posix_spawn cannot; in the cgroup
+ * scope its child writes itself into the job's cgroup.procs before
+ * execve(2), so the command still runs no instruction outside it).  With
  * pidns the backend starts the command inside the namespace, from runx's
  * init: every backend works there.
  */
@@ -244,18 +246,11 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 	lp->backend = asked;
 	lp->backend_asked = asked != RUNX_LAUNCH_DEFAULT;
 	if (lp->backend == RUNX_LAUNCH_DEFAULT)
-		lp->backend =
-		    in_cgroup ? RUNX_LAUNCH_CLONE3 : RUNX_LAUNCH_VFORK;
-	if (lp->backend == RUNX_LAUNCH_CLONE3 && !probes->clone3()) {
-		if (asked == RUNX_LAUNCH_CLONE3)
-			return runx_plan_refuse(
-			    err, errsize, -ENOSYS,
-			    "--launch=clone3: clone3 is not "
-			    "available on this system");
-		lp->backend = RUNX_LAUNCH_FORK;
-		lp->backend_note =
-		    "clone3 is not available; launching with fork";
-	}
+		lp->backend = RUNX_LAUNCH_VFORK;
+	if (lp->backend == RUNX_LAUNCH_CLONE3 && !probes->clone3())
+		return runx_plan_refuse(err, errsize, -ENOSYS,
+					"--launch=clone3: clone3 is not "
+					"available on this system");
 	const char *refusal = in_cgroup ? cgroup_refusal(lp->backend) : NULL;
 	if (refusal != NULL)
 		return runx_plan_refuse(

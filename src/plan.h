@@ -47,7 +47,6 @@ struct runx_scope_policy {
 /* How the command is started (runx(1), LAUNCH BACKEND). */
 struct runx_launch_policy {
 	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
-	const char *backend_note;      /* -v: a fallback taken, or NULL */
 	bool backend_asked;	       /* --launch named it: no fallback
 					* after a failed start */
 	char path[PATH_MAX];	       /* the file execve(2) runs */

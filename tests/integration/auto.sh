@@ -54,8 +54,8 @@ assert_match "auto as root: the command ran in that runx-* cgroup" \
 	"^${CGOWN_REL%/}/runx-$RUNX_PID-[0-9a-f]+\$" "$cg"
 assert_eq "auto as root: -v names the cgroup the command was in" \
 	"runx: auto scope: using cgroup $CGMNT$cg" "$(grep 'auto scope' "$TMPD/root.err")"
-assert_match "auto as root: started ... (cgroup scope, clone3 launch) by default" \
-	"started 'sh' as pid [0-9]+ \\(cgroup scope, clone3 launch\\)" "$(cat "$TMPD/root.err")"
+assert_match "auto as root: started ... (cgroup scope, vfork launch) by default, as every scope" \
+	"started 'sh' as pid [0-9]+ \\(cgroup scope, vfork launch\\)" "$(cat "$TMPD/root.err")"
 assert_eq "auto as root: the report says scope cgroup" "cgroup cgroup $CGMNT$cg" \
 	"$(report_get "$TMPD/root.json" scope scope_target)"
 assert_no_cgroup "auto as root: no cgroup left" "$RUNX_PID"

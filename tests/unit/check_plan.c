@@ -207,15 +207,15 @@ static const struct {
     {{"--foreground", "--kill-scope=child"},
      RUNX_SCOPE_CHILD,
      RUNX_LAUNCH_VFORK},
-    {{"--foreground", "-C"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--foreground", "-C"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
     {{"--foreground", "--wait-all"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
-    {{"--foreground", "--pids-max=5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
-    {{"--memory-max=1M"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
-    {{"-C", "--cpu-max=0.5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
-    {{"--attempts=2", "--retry-on=oom"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--foreground", "--pids-max=5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
+    {{"--memory-max=1M"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
+    {{"-C", "--cpu-max=0.5"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
+    {{"--attempts=2", "--retry-on=oom"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
     {{"--foreground", "--retry-on=timeout,oom", "--attempts=3"},
      RUNX_SCOPE_CGROUP,
-     RUNX_LAUNCH_CLONE3},
+     RUNX_LAUNCH_VFORK},
     /* oom that can start no attempt: no cgroup needed */
     {{"--retry-on=oom"}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_VFORK},
     {{"--attempts=2", "--retry-on=failure,oom"},
@@ -223,7 +223,7 @@ static const struct {
      RUNX_LAUNCH_VFORK},
     {{"--kill-scope=tree"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=pidns"}, RUNX_SCOPE_PIDNS, RUNX_LAUNCH_VFORK},
-    {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_CLONE3},
+    {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
     {{"-C", "--launch=fork"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_FORK},
     {{"--launch=posix_spawn"}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_POSIX_SPAWN},
     {{"--kill-scope=tree", "--launch=clone3"},
@@ -303,13 +303,12 @@ START_TEST(auto_with_a_cgroup_says_nothing_more)
 }
 END_TEST
 
-START_TEST(no_clone3_falls_back_to_fork_for_the_cgroup)
+START_TEST(no_clone3_leaves_the_cgroup_scope_as_it_is)
 {
 	clone3_answer = false;
 	ck_assert_int_eq(plan_words((const char *[]){"-C", NULL}), 0);
-	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_FORK);
-	ck_assert_str_eq(plan.launch.backend_note,
-			 "clone3 is not available; launching with fork");
+	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+	ck_assert(!plan.launch.backend_asked);
 }
 END_TEST
 
@@ -636,7 +635,7 @@ int main(void)
 	tcase_add_test(rules, auto_is_tree_where_no_cgroup_can_be_made);
 	tcase_add_test(rules, auto_with_a_cgroup_says_nothing_more);
 	tcase_add_test(rules, oom_asks_for_the_memory_controller);
-	tcase_add_test(rules, no_clone3_falls_back_to_fork_for_the_cgroup);
+	tcase_add_test(rules, no_clone3_leaves_the_cgroup_scope_as_it_is);
 	tcase_add_test(rules, clone3_asked_for_where_there_is_none_is_refused);
 	tcase_add_test(rules, posix_spawn_in_a_cgroup_needs_glibc_2_39);
 	tcase_add_test(rules, a_command_not_found_is_no_plan_error);
