@@ -14,6 +14,7 @@
 
 #include "duration.h"
 #include "log.h"
+#include "sigmask.h"
 #include "signals.h"
 
 enum {
@@ -124,7 +125,9 @@ const char *runx_usage(void)
 	       "a "
 	       "stop\n"
 	       "                             (default TERM,INT; the others "
-	       "are only forwarded)\n"
+	       "are only forwarded;\n"
+	       "                             PWR,XCPU,VTALRM,PROF,IO,STKFLT,"
+	       "SYS,TRAP stop too)\n"
 	       "      --forward-to=WHERE     forwarded signals go to the whole "
 	       "scope or only\n"
 	       "                             the direct child (scope, child; "
@@ -324,9 +327,11 @@ static const char *stop_signal_refusal(int signo)
 		return "is not a signal (0)";
 	if (signo == SIGKILL || signo == SIGSTOP)
 		return "cannot be caught";
-	if (!runx_signal_is_handled(signo))
+	if (!runx_signal_is_handled(signo) &&
+	    !runx_signal_is_implicit_stop(signo))
 		return "is not one runx catches (HUP INT QUIT TERM USR1 USR2 "
-		       "ALRM WINCH CONT, RTMIN..RTMAX)";
+		       "ALRM WINCH CONT, RTMIN..RTMAX; PWR XCPU VTALRM PROF "
+		       "IO STKFLT SYS TRAP always stop)";
 	return NULL;
 }
 

@@ -244,7 +244,6 @@ static int decide_backend(struct runx_plan *plan, enum runx_launch_kind asked,
 	bool in_cgroup = plan->scope.kind == RUNX_SCOPE_CGROUP;
 
 	lp->backend = asked;
-	lp->backend_asked = asked != RUNX_LAUNCH_DEFAULT;
 	if (lp->backend == RUNX_LAUNCH_DEFAULT)
 		lp->backend = RUNX_LAUNCH_VFORK;
 	if (lp->backend == RUNX_LAUNCH_CLONE3 && !probes->clone3())
@@ -348,7 +347,15 @@ static void copy_parts(const struct runx_options *o, struct runx_plan *plan)
 	    .foreground = o->foreground,
 	    .forward_to_child = o->forward_to_child,
 	};
-	runx_implicit_stop_signals(&plan->stop.stop_signals);
+	/* the implicit stop signals that --stop-signals does not list:
+	 * they start a stop with -s's signal, not forwarded themselves */
+	sigemptyset(&plan->stop.implicit_stops);
+	runx_implicit_stop_signals(&plan->stop.implicit_stops);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&o->stop_signals, sig) == 1)
+			sigdelset(&plan->stop.implicit_stops, sig);
+		else if (sigismember(&plan->stop.implicit_stops, sig) == 1)
+			sigaddset(&plan->stop.stop_signals, sig);
 	plan->redirects = (struct runx_redirects){
 	    o->stdin_path, o->stdout_path, o->stderr_path, o->append, o->merge};
 	plan->report = (struct runx_report_policy){

@@ -28,6 +28,8 @@ struct runx_stop_policy {
 	int64_t grace_ns;	  /* first signal -> SIGKILL; 0: at once */
 	int first_signal;	  /* -s, signal number; 0 allowed */
 	sigset_t stop_signals;	  /* received, they start a stop */
+	sigset_t implicit_stops;  /* of those, not --stop-signals' own:
+				   * the stop sends first_signal */
 	bool wait_all;		  /* wait for leftovers instead of stopping */
 	bool preserve_status;	  /* the command's status, not 124 */
 	bool foreground;	  /* the command shares runx's terminal */
@@ -47,8 +49,6 @@ struct runx_scope_policy {
 /* How the command is started (runx(1), LAUNCH BACKEND). */
 struct runx_launch_policy {
 	enum runx_launch_kind backend; /* never RUNX_LAUNCH_DEFAULT */
-	bool backend_asked;	       /* --launch named it: no fallback
-					* after a failed start */
 	char path[PATH_MAX];	       /* the file execve(2) runs */
 	int resolve_errno;	       /* non-zero: not found / not runnable
 					* (127/126): nothing is started */
@@ -126,10 +126,10 @@ const struct runx_plan_probes *runx_plan_probes_default(void);
  *     (runx_retry_may_retry_status()): then the plan is made in full, and
  *     each attempt looks again (runx_plan_resolve());
  *   - auto is cgroup if a job cgroup can be made, else tree;
- *   - the backend: --launch, else vfork; clone3 (CLONE_INTO_CGROUP, Linux
- *     5.7) for the cgroup scope, fork where the kernel lacks clone3
- *     (ENOSYS); posix_spawn cannot start a child in a cgroup before glibc
- *     2.39 (refused), nor apply an identity (refused);
+ *   - the backend: --launch, else vfork in every scope; --launch=clone3
+ *     where the kernel lacks clone3 (ENOSYS) is refused; posix_spawn
+ *     cannot start a child in a cgroup before glibc 2.39 (refused), nor
+ *     apply an identity (refused);
  *   - with --chdir, a relative command path is made absolute (it was
  *     found from runx's directory).
  * Borrows opts (argv and paths are pointed to, not copied).  Returns 0,

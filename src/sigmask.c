@@ -12,11 +12,24 @@
 static const int implicit_stop[] = {SIGPWR, SIGXCPU,   SIGVTALRM, SIGPROF,
 				    SIGIO,  SIGSTKFLT, SIGSYS,	  SIGTRAP};
 
-void runx_implicit_stop_signals(sigset_t *set)
+bool runx_signal_is_implicit_stop(int sig)
 {
 	for (size_t i = 0; i < sizeof(implicit_stop) / sizeof(implicit_stop[0]);
 	     i++)
-		sigaddset(set, implicit_stop[i]);
+		if (implicit_stop[i] == sig)
+			return true;
+	return false;
+}
+
+void runx_implicit_stop_signals(sigset_t *set)
+{
+	struct sigaction sa;
+
+	for (size_t i = 0; i < sizeof(implicit_stop) / sizeof(implicit_stop[0]);
+	     i++)
+		if (sigaction(implicit_stop[i], NULL, &sa) < 0 ||
+		    sa.sa_handler != SIG_IGN)
+			sigaddset(set, implicit_stop[i]);
 }
 
 void runx_handled_signals(sigset_t *set)

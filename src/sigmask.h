@@ -3,6 +3,7 @@
 #define RUNX_SIGMASK_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 /*
  * Fills *set with the signals runx handles through its signalfd: HUP INT
@@ -18,13 +19,18 @@ void runx_handled_signals(sigset_t *set);
  * says: PWR XCPU VTALRM PROF IO STKFLT SYS TRAP, which runx neither
  * forwards nor takes for job control, and whose default action
  * (terminate, or dump core: signal(7)) would end runx with its job left
- * running.  LXC asks a container's init to shut down with SIGPWR; the
- * kernel sends SIGXCPU past RLIMIT_CPU's soft limit.  Sent by kill(2)
- * only: a fault's own SIGSYS (seccomp's SECCOMP_RET_TRAP) or SIGTRAP is
- * forced through a blocked mask (force_sig_info(), kernel/signal.c) and
- * still ends runx.  No errors.
+ * running; not one ignored (SIG_IGN, sigaction(2)) when runx started,
+ * which stays ignored.  LXC asks a container's init to shut down with
+ * SIGPWR; the kernel sends SIGXCPU past RLIMIT_CPU's soft limit, SIGIO
+ * for O_ASYNC, SIGPROF and SIGVTALRM for a timer.  Not a fault's own
+ * SIGSYS (seccomp's SECCOMP_RET_TRAP) or SIGTRAP in runx: the kernel
+ * forces those through a blocked mask (force_sig_info(),
+ * kernel/signal.c), and they still end runx.  No errors.
  */
 void runx_implicit_stop_signals(sigset_t *set);
+
+/* True if sig is one of runx_implicit_stop_signals()'s, ignored or not. */
+bool runx_signal_is_implicit_stop(int sig);
 
 /*
  * Blocks every signal runx handles (runx_handled_signals()), SIGPIPE and

@@ -25,10 +25,10 @@
 #include "clock.h"
 #include "duration.h"
 #include "exit_status.h"
-#include "sigmask.h"
 #include "log.h"
 #include "proc.h"
 #include "relay.h"
+#include "sigmask.h"
 #include "signals.h"
 #include "syscalls.h"
 #include "supervise_impl.h"
@@ -303,6 +303,35 @@ static void cut_grace_short(struct supervisor *s, int sig)
 }
 
 /*
+ * A stop signal sig received (not from the terminal): the stop starts, or,
+ * the attempt being stopped already (its deadline, its leftovers), it
+ * ends as that stop ends, and so does the run; its grace period ends.
+ * One that --stop-signals does not list (PWR, XCPU...: implicit_stops)
+ * starts the stop with -s's signal, as a deadline does, and is not
+ * forwarded itself.
+ */
+static void stop_signal(struct supervisor *s, int sig)
+{
+	bool implicit = sigismember(&s->stop->implicit_stops, sig) == 1;
+
+	if (s->phase == RUNNING || s->phase == WAITING) {
+		/* forwarded as the first signal of the stop, with SIGCONT */
+		s->res->reason = RUNX_END_RUNX_SIGNALED;
+		s->res->runx_signal = sig;
+		if (implicit)
+			sup_begin_stop(s, s->stop->first_signal, "sending");
+		else
+			sup_begin_stop(s, sig, "forwarding");
+		return;
+	}
+	s->res->told_to_stop = sig;
+	if (!implicit)
+		sup_send_to_scope(s, sig, "forwarding");
+	if (s->phase == STOPPING)
+		cut_grace_short(s, sig);
+}
+
+/*
  * Handles one signal read from the signalfd; returns true if it is only
  * to be forwarded (not a stop signal, not job control), which the caller
  * does, for a run of the same signal at once (drain_signals()).
@@ -327,7 +356,8 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 	 * during a stop (the deadline's, the leftovers') it ends the grace
 	 * period, as any stop signal does (a second Ctrl-C).
 	 */
-	if (s->stop->foreground && si->ssi_code == SI_KERNEL) {
+	if (s->stop->foreground && si->ssi_code == SI_KERNEL &&
+	    !runx_signal_is_implicit_stop(sig)) {
 		bool stops = is_stop_signal(s, sig) && s->phase != DONE;
 		runx_verbose(
 		    "received %s from the terminal; the command got it "
@@ -346,19 +376,7 @@ static bool on_signal(struct supervisor *s, const struct signalfd_siginfo *si)
 		return false;
 	if (!is_stop_signal(s, sig))
 		return true;
-	if (s->phase == RUNNING || s->phase == WAITING) {
-		/* forwarded as the first signal of the stop, with SIGCONT */
-		s->res->reason = RUNX_END_RUNX_SIGNALED;
-		s->res->runx_signal = sig;
-		sup_begin_stop(s, sig, "forwarding");
-		return false;
-	}
-	/* the attempt is being stopped already (its deadline, its
-	 * leftovers): it ends as that stop ends, and so does the run */
-	s->res->told_to_stop = sig;
-	sup_send_to_scope(s, sig, "forwarding");
-	if (s->phase == STOPPING)
-		cut_grace_short(s, sig);
+	stop_signal(s, sig);
 	return false;
 }
 

@@ -14,6 +14,7 @@
 
 #include "duration.h"
 #include "options.h"
+#include "sigmask.h"
 #include "signals.h"
 
 #define MAX_ARGS 64
@@ -64,7 +65,8 @@ static void check_options(const struct runx_options *o, char **argv, int argc)
 		abort();
 	for (int sig = 0; sig <= SIGRTMAX; sig++)
 		if (sigismember(&o->stop_signals, sig) == 1) {
-			if (!runx_signal_is_handled(sig))
+			if (!runx_signal_is_handled(sig) &&
+			    !runx_signal_is_implicit_stop(sig))
 				abort();
 			any_stop = true;
 		}

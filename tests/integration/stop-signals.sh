@@ -12,9 +12,9 @@ require_python3 "(the test harness)"
 BAD_STOP_SIGNALS=("" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV")
 # 3 for HUP and for QUIT, 4 --stop-signals, 3 per bad list, 7 python
 # parent, 2 terminal, 2 --foreground, 9 named, 2 per implicit stop
-# signal, 2 between attempts
+# signal, 2 with a TERM trap and listed, 2 between attempts
 IMPLICIT_STOP=(PWR XCPU VTALRM PROF IO STKFLT SYS TRAP)
-plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 2))
+plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 2 + 2))
 
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
@@ -204,24 +204,56 @@ assert_dead "named: 25 sleeps: nothing left" "$m"
 # RLIMIT_CPU's soft limit), VTALRM, PROF, IO, STKFLT, SYS and TRAP are
 # neither forwarded nor job control; they killed runx and left its job
 # running (trial 9: both sleeps alive, re-parented to init).  Each starts
-# a stop as a stop signal does, whatever --stop-signals says: forwarded
-# as the first signal, the command dies by it, runx ends by it too
-# (128 + N), and nothing is left.
+# a stop as a deadline does, whatever --stop-signals says, with -s's
+# signal (SIGTERM: not the received one, whose default action would skip
+# a clean shutdown, or dump core for XCPU, SYS, TRAP): the command dies
+# by SIGTERM, runx ends by it too (143), and nothing is left.
 for sig in "${IMPLICIT_STOP[@]}"; do
 	new_marker m
-	n=$(kill -l "$sig")
 	runx_bg --stop-signals=HUP -t 60 -k 1 -- sh -c "sleep $m & sleep $m; :"
 	if wait_marked "$m" 2; then
 		kill -"$sig" "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 30
-		assert_eq "SIG$sig to runx: a stop; runx ends by it" $((128 + n)) "$WAIT_STATUS"
+		assert_eq "SIG$sig to runx: a stop with SIGTERM; runx ends by it" 143 "$WAIT_STATUS"
 	else
 		kill -KILL "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 10
-		not_ok "SIG$sig to runx: a stop; runx ends by it" "the job never started"
+		not_ok "SIG$sig to runx: a stop with SIGTERM; runx ends by it" "the job never started"
 	fi
 	assert_dead "SIG$sig to runx: nothing left" "$m"
 done
+# LXC's SIGPWR to a job that shuts down cleanly on SIGTERM: its trap
+# runs, its status is its own, and the report says what runx received;
+# listed in --stop-signals, SIGPWR is forwarded itself (the command dies
+# by it, 158)
+new_marker m
+runx_bg --report="$TMPD/pwr.json" -t 60 -- sh -c "trap 'echo clean >$TMPD/pwr.$m; exit 0' TERM; sleep $m & wait"
+if wait_marked "$m" 2; then
+	kill -PWR "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 30
+	assert_eq "SIGPWR to runx: the job's TERM trap ran, its status 0, the report: runx_signaled SIGPWR" \
+		"0 clean runx_signaled SIGPWR" \
+		"$WAIT_STATUS $(cat "$TMPD/pwr.$m" 2>/dev/null) $("$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["reason"], r["runx_signal"])' "$TMPD/pwr.json" 2>&1)"
+else
+	kill -KILL "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 10
+	not_ok "SIGPWR to runx: the job's TERM trap ran, its status 0, the report: runx_signaled SIGPWR" "the job never started"
+fi
+kill_marked "$m"
+new_marker m
+runx_bg --stop-signals=PWR -t 60 -- sh -c "sleep $m & sleep $m; :"
+if wait_marked "$m" 2; then
+	kill -PWR "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 30
+	assert_eq "SIGPWR listed in --stop-signals: forwarded, the command dies by it" $((128 + $(kill -l PWR))) "$WAIT_STATUS"
+else
+	kill -KILL "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 10
+	not_ok "SIGPWR listed in --stop-signals: forwarded, the command dies by it" "the job never started"
+fi
+kill_marked "$m"
 # ... between attempts too: the run ends in its wait (30 s), as with a
 # stop signal, as if the command had died by it
 new_marker m

@@ -429,6 +429,8 @@ static const struct option_case option_cases[] = {
      ONE(F_STOP_SIGNALS, SIGBIT(SIGUSR1) | SIGBIT(SIGUSR2) | SIGBIT(SIGALRM) |
 			     SIGBIT(SIGWINCH) | SIGBIT(SIGCONT))},
     {{"--stop-signals=TERM,TERM"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGTERM))},
+    /* one that always stops may be listed: then it is forwarded */
+    {{"--stop-signals=PWR"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGPWR))},
     {{"--stop-signals=INT", "--stop-signals=QUIT"},
      ONE(F_STOP_SIGNALS, SIGBIT(SIGQUIT))},
     /* --memory-max: bytes, K M G T in powers of 1024, "iB" allowed */

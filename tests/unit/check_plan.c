@@ -236,11 +236,6 @@ START_TEST(options_decide_scope_and_backend)
 	ck_assert_int_eq(plan_words(decided[_i].words), 0);
 	ck_assert_int_eq(plan.scope.kind, decided[_i].scope);
 	ck_assert_int_eq(plan.launch.backend, decided[_i].backend);
-	/* only --launch rules out a fallback after a failed start */
-	bool asked = false;
-	for (int w = 0; decided[_i].words[w] != NULL; w++)
-		asked |= strncmp(decided[_i].words[w], "--launch=", 9) == 0;
-	ck_assert_int_eq(plan.launch.backend_asked, asked);
 	ck_assert_int_eq(plan.launch.resolve_errno, 0);
 	ck_assert_str_eq(plan.launch.path, "/fake/bin/cmd");
 }
@@ -308,7 +303,6 @@ START_TEST(no_clone3_leaves_the_cgroup_scope_as_it_is)
 	clone3_answer = false;
 	ck_assert_int_eq(plan_words((const char *[]){"-C", NULL}), 0);
 	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
-	ck_assert(!plan.launch.backend_asked);
 }
 END_TEST
 
