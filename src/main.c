@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -22,10 +23,12 @@
  * Ends runx by signal sig, as the command ended, so that its parent sees
  * what it would have seen without runx: a shell stops a script on a
  * Ctrl-C only when its child died of SIGINT (bash's "wait and cooperative
- * exit"), and Python's returncode is -N.  No core file: RLIMIT_CORE 0
- * first (setrlimit(2)).  Returns only where the signal cannot end runx:
- * as PID 1 (of a container or pid namespace, signals without a handler
- * do not reach it, pid_namespaces(7)).
+ * exit"), and Python's returncode is -N.  No core file (SIGXCPU, SIGSYS,
+ * SIGQUIT... dump core by default): RLIMIT_CORE 0 first (setrlimit(2)),
+ * and not dumpable (prctl(2) PR_SET_DUMPABLE 0), since a core_pattern
+ * that pipes to a program ignores RLIMIT_CORE 0 (core(5)).  Returns only where
+ * the signal cannot end runx: as PID 1 (of a container or pid namespace,
+ * signals without a handler do not reach it, pid_namespaces(7)).
  */
 static void die_by(int sig)
 {
@@ -36,6 +39,7 @@ static void die_by(int sig)
 	if (getpid() == 1)
 		return;
 	setrlimit(RLIMIT_CORE, &none);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigaction(sig, &dfl, NULL);

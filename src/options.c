@@ -330,8 +330,8 @@ static const char *stop_signal_refusal(int signo)
 	if (!runx_signal_is_handled(signo) &&
 	    !runx_signal_is_implicit_stop(signo))
 		return "is not one runx catches (HUP INT QUIT TERM USR1 USR2 "
-		       "ALRM WINCH CONT, RTMIN..RTMAX; PWR XCPU VTALRM PROF "
-		       "IO STKFLT SYS TRAP always stop)";
+		       "ALRM WINCH CONT, RTMIN..RTMAX, PWR XCPU VTALRM PROF "
+		       "IO STKFLT SYS TRAP)";
 	return NULL;
 }
 

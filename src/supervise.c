@@ -59,6 +59,12 @@ int runx_supervisor_open(struct runx_supervisor *sup,
 
 	sup->deadline_fd = sup->grace_fd = sup->recheck_fd = sup->idle_fd = -1;
 	runx_handled_signals(&set);
+	/* and every stop signal --stop-signals lists, also one of the
+	 * implicit set that was ignored when runx started (and so not
+	 * blocked by runx_signals_block()), as TERM and INT are caught
+	 * even then; the command still gets the mask runx started with */
+	sigorset(&set, &set, &plan->stop.stop_signals);
+	sigprocmask(SIG_BLOCK, &plan->stop.stop_signals, NULL);
 	sup->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	int r = sup->sigfd < 0 ? -errno : 0;
 	for (size_t i = 0; r == 0 && i < sizeof(fds) / sizeof(fds[0]); i++)
@@ -315,7 +321,8 @@ static void stop_signal(struct supervisor *s, int sig)
 	bool implicit = sigismember(&s->stop->implicit_stops, sig) == 1;
 
 	if (s->phase == RUNNING || s->phase == WAITING) {
-		/* forwarded as the first signal of the stop, with SIGCONT */
+		/* the first signal of the stop (with SIGCONT): sig itself, or
+		 * -s's for an implicit one */
 		s->res->reason = RUNX_END_RUNX_SIGNALED;
 		s->res->runx_signal = sig;
 		if (implicit)

@@ -12,9 +12,9 @@ require_python3 "(the test harness)"
 BAD_STOP_SIGNALS=("" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "SEGV")
 # 3 for HUP and for QUIT, 4 --stop-signals, 3 per bad list, 7 python
 # parent, 2 terminal, 2 --foreground, 9 named, 2 per implicit stop
-# signal, 2 with a TERM trap and listed, 2 between attempts
+# signal, 3 with a TERM trap and listed, 4 ignored, 2 between attempts
 IMPLICIT_STOP=(PWR XCPU VTALRM PROF IO STKFLT SYS TRAP)
-plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 2 + 2))
+plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 3 + 4 + 2))
 
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
@@ -208,18 +208,37 @@ assert_dead "named: 25 sleeps: nothing left" "$m"
 # signal (SIGTERM: not the received one, whose default action would skip
 # a clean shutdown, or dump core for XCPU, SYS, TRAP): the command dies
 # by SIGTERM, runx ends by it too (143), and nothing is left.
-for sig in "${IMPLICIT_STOP[@]}"; do
-	new_marker m
-	runx_bg --stop-signals=HUP -t 60 -k 1 -- sh -c "sleep $m & sleep $m; :"
-	if wait_marked "$m" 2; then
+# signal_case NAME WANT SIG RUNX_ARGS... -- COMMAND...: runx in the
+# background with a marker m (set by new_marker before), SIG to runx once
+# 4 marked processes run (runx itself, whose argv holds the command's,
+# the command and its 2 sleeps), WANT its exit status (1 check);
+# the marked processes are killed after.  With --exec first instead of
+# RUNX_ARGS, the rest is the whole command line (a wrapper that execs
+# runx).
+signal_case() {
+	local name=$1 want=$2 sig=$3
+	shift 3
+	if [ "$1" = --exec ]; then
+		shift
+		env --default-signal=INT,QUIT "$@" &
+		RUNX_PID=$!
+	else
+		runx_bg "$@"
+	fi
+	if wait_marked "$m" 4; then
 		kill -"$sig" "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 30
-		assert_eq "SIG$sig to runx: a stop with SIGTERM; runx ends by it" 143 "$WAIT_STATUS"
+		assert_eq "$name" "$want" "$WAIT_STATUS"
 	else
 		kill -KILL "$RUNX_PID"
 		wait_pid_exit "$RUNX_PID" 10
-		not_ok "SIG$sig to runx: a stop with SIGTERM; runx ends by it" "the job never started"
+		not_ok "$name" "the job never started"
 	fi
+}
+for sig in "${IMPLICIT_STOP[@]}"; do
+	new_marker m
+	signal_case "SIG$sig to runx: a stop with SIGTERM; runx ends by it" 143 "$sig" \
+		--stop-signals=HUP -t 60 -k 1 -- sh -c "sleep $m & sleep $m; :"
 	assert_dead "SIG$sig to runx: nothing left" "$m"
 done
 # LXC's SIGPWR to a job that shuts down cleanly on SIGTERM: its trap
@@ -227,33 +246,34 @@ done
 # listed in --stop-signals, SIGPWR is forwarded itself (the command dies
 # by it, 158)
 new_marker m
-runx_bg --report="$TMPD/pwr.json" -t 60 -- sh -c "trap 'echo clean >$TMPD/pwr.$m; exit 0' TERM; sleep $m & wait"
-if wait_marked "$m" 2; then
-	kill -PWR "$RUNX_PID"
-	wait_pid_exit "$RUNX_PID" 30
-	assert_eq "SIGPWR to runx: the job's TERM trap ran, its status 0, the report: runx_signaled SIGPWR" \
-		"0 clean runx_signaled SIGPWR" \
-		"$WAIT_STATUS $(cat "$TMPD/pwr.$m" 2>/dev/null) $("$PY" -c 'import json, sys
+signal_case "SIGPWR to runx with a TERM trap: its status 0" 0 PWR \
+	--report="$TMPD/pwr.json" -t 60 -- sh -c "trap 'echo clean >$TMPD/pwr.$m; exit 0' TERM; sleep $m & sleep $m & wait"
+assert_eq "SIGPWR to runx: the job's TERM trap ran, the report: runx_signaled SIGPWR" \
+	"clean runx_signaled SIGPWR" \
+	"$(cat "$TMPD/pwr.$m" 2>/dev/null) $("$PY" -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 print(r["reason"], r["runx_signal"])' "$TMPD/pwr.json" 2>&1)"
-else
-	kill -KILL "$RUNX_PID"
-	wait_pid_exit "$RUNX_PID" 10
-	not_ok "SIGPWR to runx: the job's TERM trap ran, its status 0, the report: runx_signaled SIGPWR" "the job never started"
-fi
 kill_marked "$m"
 new_marker m
-runx_bg --stop-signals=PWR -t 60 -- sh -c "sleep $m & sleep $m; :"
-if wait_marked "$m" 2; then
-	kill -PWR "$RUNX_PID"
-	wait_pid_exit "$RUNX_PID" 30
-	assert_eq "SIGPWR listed in --stop-signals: forwarded, the command dies by it" $((128 + $(kill -l PWR))) "$WAIT_STATUS"
-else
-	kill -KILL "$RUNX_PID"
-	wait_pid_exit "$RUNX_PID" 10
-	not_ok "SIGPWR listed in --stop-signals: forwarded, the command dies by it" "the job never started"
-fi
+signal_case "SIGPWR listed in --stop-signals: forwarded, the command dies by it" $((128 + $(kill -l PWR))) PWR \
+	--stop-signals=PWR -t 60 -- sh -c "sleep $m & sleep $m; :"
 kill_marked "$m"
+# One ignored when runx started (SIG_IGN, inherited by the command too)
+# stays ignored: the job runs on to its deadline (124); listed in
+# --stop-signals it is caught, as TERM and INT are: forwarded, ignored by
+# the command, which the SIGKILL ends after the grace period (137).
+new_marker m
+signal_case "SIGPWR ignored when runx started: still ignored, the deadline ends it" 124 PWR \
+	--exec "$PY" -c 'import os, signal, sys
+signal.signal(signal.SIGPWR, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$RUNX" "${LAUNCH_ARGS[@]}" -t 3 -k 0.5 -- sh -c "sleep $m & sleep $m; :"
+assert_dead "SIGPWR ignored when runx started: nothing left" "$m"
+new_marker m
+signal_case "SIGPWR ignored when runx started, listed in --stop-signals: caught, a stop" 137 PWR \
+	--exec "$PY" -c 'import os, signal, sys
+signal.signal(signal.SIGPWR, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "$RUNX" "${LAUNCH_ARGS[@]}" --stop-signals=PWR -t 60 -k 0.5 -- sh -c "sleep $m & sleep $m; :"
+assert_dead "SIGPWR ignored when runx started, listed: nothing left" "$m"
 # ... between attempts too: the run ends in its wait (30 s), as with a
 # stop signal, as if the command had died by it
 new_marker m
