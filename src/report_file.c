@@ -475,12 +475,12 @@ static void note_missing_end(int dfd, const char *name, struct walk_note *why)
 	char dir[PATH_MAX];
 	const char *slash = strrchr(name, '/');
 	const char *base = slash != NULL ? slash + 1 : name;
+	size_t len = strlen(base);
 
-	if (strlen(base) >= sizeof(why->end_name) ||
-	    dir_of(name, dir, sizeof(dir)) < 0)
+	if (len >= sizeof(why->end_name) || dir_of(name, dir, sizeof(dir)) < 0)
 		return;
 	why->end_dir = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(why->end_name, sizeof(why->end_name), "%s", base);
+	memcpy(why->end_name, base, len + 1);
 }
 
 /*
