@@ -331,7 +331,7 @@ static const char *stop_signal_refusal(int signo)
 	    !runx_signal_is_implicit_stop(signo))
 		return "is not one runx catches (HUP INT QUIT TERM USR1 USR2 "
 		       "ALRM WINCH CONT, RTMIN..RTMAX, PWR XCPU VTALRM PROF "
-		       "IO STKFLT SYS TRAP)";
+		       "IO STKFLT SYS TRAP ABRT BUS FPE ILL SEGV)";
 	return NULL;
 }
 

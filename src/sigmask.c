@@ -8,9 +8,12 @@
 #include <stddef.h>
 
 /* Not forwarded, not job control, and their default action would end
- * runx with its job left running: they start a stop instead. */
-static const int implicit_stop[] = {SIGPWR, SIGXCPU,   SIGVTALRM, SIGPROF,
-				    SIGIO,  SIGSTKFLT, SIGSYS,	  SIGTRAP};
+ * runx with its job left running: they start a stop instead.  The last
+ * five are faults' signals, caught only as kill(2) sends them: a real
+ * fault in runx goes through the mask (sigmask.h). */
+static const int implicit_stop[] = {
+    SIGPWR,  SIGXCPU, SIGVTALRM, SIGPROF, SIGIO,  SIGSTKFLT, SIGSYS,
+    SIGTRAP, SIGABRT, SIGBUS,	 SIGFPE,  SIGILL, SIGSEGV};
 
 bool runx_signal_is_implicit_stop(int sig)
 {

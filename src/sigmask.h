@@ -16,16 +16,19 @@ void runx_handled_signals(sigset_t *set);
 
 /*
  * Adds to *set the signals that start a stop whatever --stop-signals
- * says: PWR XCPU VTALRM PROF IO STKFLT SYS TRAP, which runx neither
- * forwards nor takes for job control, and whose default action
- * (terminate, or dump core: signal(7)) would end runx with its job left
- * running; not one ignored (SIG_IGN, sigaction(2)) when runx started,
- * which stays ignored.  LXC asks a container's init to shut down with
- * SIGPWR; the kernel sends SIGXCPU past RLIMIT_CPU's soft limit, SIGIO
- * for O_ASYNC, SIGPROF and SIGVTALRM for a timer.  Not a fault's own
- * SIGSYS (seccomp's SECCOMP_RET_TRAP) or SIGTRAP in runx: the kernel
- * forces those through a blocked mask (force_sig_info(),
- * kernel/signal.c), and they still end runx.  No errors.
+ * says: PWR XCPU VTALRM PROF IO STKFLT SYS TRAP ABRT BUS FPE ILL SEGV,
+ * which runx neither forwards nor takes for job control, and whose
+ * default action (terminate, or dump core: signal(7)) would end runx with
+ * its job left running; not one ignored (SIG_IGN, sigaction(2)) when runx
+ * started, which stays ignored.  LXC asks a container's init to shut down
+ * with SIGPWR; the kernel sends SIGXCPU past RLIMIT_CPU's soft limit,
+ * SIGIO for O_ASYNC, SIGPROF and SIGVTALRM for a timer; the faults'
+ * signals come this way only from kill(2) and its kin.  A fault of runx's
+ * own (SIGSEGV, SIGBUS, SIGFPE, SIGILL, a breakpoint's SIGTRAP, seccomp's
+ * SECCOMP_RET_TRAP SIGSYS) still ends runx: the kernel unblocks a blocked
+ * signal it forces and resets its action to SIG_DFL
+ * (force_sig_info_to_task(), kernel/signal.c); abort(3) unblocks SIGABRT
+ * or resets it itself.  No errors.
  */
 void runx_implicit_stop_signals(sigset_t *set);
 

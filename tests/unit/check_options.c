@@ -431,6 +431,8 @@ static const struct option_case option_cases[] = {
     {{"--stop-signals=TERM,TERM"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGTERM))},
     /* one that always stops may be listed: then it is forwarded */
     {{"--stop-signals=PWR"}, ONE(F_STOP_SIGNALS, SIGBIT(SIGPWR))},
+    {{"--stop-signals=SEGV,abrt"},
+     ONE(F_STOP_SIGNALS, SIGBIT(SIGSEGV) | SIGBIT(SIGABRT))},
     {{"--stop-signals=INT", "--stop-signals=QUIT"},
      ONE(F_STOP_SIGNALS, SIGBIT(SIGQUIT))},
     /* --memory-max: bytes, K M G T in powers of 1024, "iB" allowed */
@@ -722,7 +724,7 @@ static const struct {
     {{"--stop-signals=9", "cmd"}, {"'9'", "cannot be caught"}},
     {{"--stop-signals=STOP", "cmd"}, {"'STOP'", "cannot be caught"}},
     {{"--stop-signals=19", "cmd"}, {"'19'", "cannot be caught"}},
-    {{"--stop-signals=SEGV", "cmd"}, {"'SEGV'", "not one runx catches"}},
+    {{"--stop-signals=URG", "cmd"}, {"'URG'", "not one runx catches"}},
     {{"--stop-signals=TERM,PIPE", "cmd"}, {"'PIPE'", "not one runx catches"}},
     {{"--stop-signals=CHLD", "cmd"}, {"'CHLD'", "not one runx catches"}},
     {{"--stop-signals=TSTP", "cmd"}, {"'TSTP'", "not one runx catches"}},
