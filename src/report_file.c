@@ -89,6 +89,31 @@ static int dir_of(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+/* The last component of path (path itself with no slash). */
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+/*
+ * Opens the directory of name (dir_of(), relative to dfd) O_PATH |
+ * O_DIRECTORY | O_CLOEXEC: the fd (the caller's to close), or -errno
+ * (-ENAMETOOLONG: its directory part is PATH_MAX bytes or more; else
+ * openat(2)'s).
+ */
+static int open_dir_of(int dfd, const char *name)
+{
+	char dir[PATH_MAX];
+	int r = dir_of(name, dir, sizeof(dir));
+
+	if (r < 0)
+		return r;
+	r = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return r < 0 ? -errno : r;
+}
+
 /*
  * Makes a temporary file in dir (mkostemp(3), mode 0600, O_CLOEXEC), its
  * name into tmp (size bytes).  The fd (the caller's to close), or -errno
@@ -472,14 +497,15 @@ struct walk_note {
  */
 static void note_missing_end(int dfd, const char *name, struct walk_note *why)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(name, '/');
-	const char *base = slash != NULL ? slash + 1 : name;
+	const char *base = base_of(name);
 	size_t len = strlen(base);
 
-	if (len >= sizeof(why->end_name) || dir_of(name, dir, sizeof(dir)) < 0)
+	if (len >= sizeof(why->end_name))
 		return;
-	why->end_dir = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open_dir_of(dfd, name);
+	if (fd < 0)
+		return;
+	why->end_dir = fd;
 	memcpy(why->end_name, base, len + 1);
 }
 
@@ -506,7 +532,7 @@ static void note_missing_end(int dfd, const char *name, struct walk_note *why)
 static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
 		     size_t size, struct walk_note *why)
 {
-	char target[PATH_MAX], dir[PATH_MAX];
+	char target[PATH_MAX];
 	struct statfs fs;
 
 	/* first: a link on proc is opened only if it is runx's own fd,
@@ -528,13 +554,8 @@ static int next_link(int *dfd, int pfd, const struct stat *st, char *name,
 		return -errno;
 	target[n] = '\0';
 	int at = AT_FDCWD;
-	if (target[0] != '/') {
-		if (dir_of(name, dir, sizeof(dir)) < 0)
-			return -ENAMETOOLONG;
-		if ((at = openat(*dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) <
-		    0)
-			return -errno;
-	}
+	if (target[0] != '/' && (at = open_dir_of(*dfd, name)) < 0)
+		return at;
 	if (*dfd >= 0)
 		close(*dfd);
 	*dfd = at;
@@ -601,20 +622,13 @@ static bool own_fd_dir(int pin)
 static int open_own_fd(int dfd, const char *name, int flags,
 		       struct walk_note *why)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(name, '/');
-	const char *base = slash != NULL ? slash + 1 : name;
 	int fd = -EACCES;
+	int pin = open_dir_of(dfd, name);
 
-	if (dir_of(name, dir, sizeof(dir)) < 0) {
-		why->kind = RUNX_LINK_OTHER_FD;
-		return -EACCES;
-	}
-	int pin = openat(dfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (pin < 0 && errno != ENOTDIR)
-		return -errno;
+	if (pin < 0 && pin != -ENOTDIR && pin != -ENAMETOOLONG)
+		return pin;
 	if (pin >= 0 && own_fd_dir(pin)) {
-		if ((fd = openat(pin, base, flags)) < 0)
+		if ((fd = openat(pin, base_of(name), flags)) < 0)
 			fd = -errno;
 	} else {
 		why->kind = RUNX_LINK_OTHER_FD;
@@ -911,9 +925,7 @@ static int check(const char *path, int links)
 	int r = dir_of(path, dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	const char *base = strrchr(path, '/');
-	return check_in_dir(dir, base != NULL ? base + 1 : path, path,
-			    exists ? &st : NULL);
+	return check_in_dir(dir, base_of(path), path, exists ? &st : NULL);
 }
 
 /*
@@ -950,11 +962,9 @@ static bool same_new_file(const char *a, const char *b)
 	    final_name(b, fb, sizeof(fb)) < 0 ||
 	    dir_of(fa, da, sizeof(da)) < 0 || dir_of(fb, db, sizeof(db)) < 0)
 		return false;
-	const char *na = strrchr(fa, '/'), *nb = strrchr(fb, '/');
-	return strcmp(na != NULL ? na + 1 : fa, nb != NULL ? nb + 1 : fb) ==
-		   0 &&
-	       stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return strcmp(base_of(fa), base_of(fb)) == 0 && stat(da, &sa) == 0 &&
+	       stat(db, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 bool runx_report_is_file_of(const char *report, const char *path)
