@@ -26,13 +26,22 @@ bool runx_signal_is_implicit_stop(int sig)
 
 void runx_implicit_stop_signals(sigset_t *set)
 {
+	/* looked at once, at the first call (the start of main()): one
+	 * sigaction(2) per signal, not one per caller */
+	static sigset_t not_ignored;
+	static bool known;
 	struct sigaction sa;
 
-	for (size_t i = 0; i < sizeof(implicit_stop) / sizeof(implicit_stop[0]);
-	     i++)
-		if (sigaction(implicit_stop[i], NULL, &sa) < 0 ||
-		    sa.sa_handler != SIG_IGN)
-			sigaddset(set, implicit_stop[i]);
+	if (!known) {
+		sigemptyset(&not_ignored);
+		for (size_t i = 0;
+		     i < sizeof(implicit_stop) / sizeof(implicit_stop[0]); i++)
+			if (sigaction(implicit_stop[i], NULL, &sa) < 0 ||
+			    sa.sa_handler != SIG_IGN)
+				sigaddset(&not_ignored, implicit_stop[i]);
+		known = true;
+	}
+	sigorset(set, set, &not_ignored);
 }
 
 void runx_handled_signals(sigset_t *set)

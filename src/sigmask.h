@@ -20,15 +20,17 @@ void runx_handled_signals(sigset_t *set);
  * which runx neither forwards nor takes for job control, and whose
  * default action (terminate, or dump core: signal(7)) would end runx with
  * its job left running; not one ignored (SIG_IGN, sigaction(2)) when runx
- * started, which stays ignored.  LXC asks a container's init to shut down
- * with SIGPWR; the kernel sends SIGXCPU past RLIMIT_CPU's soft limit,
- * SIGIO for O_ASYNC, SIGPROF and SIGVTALRM for a timer; the faults'
- * signals come this way only from kill(2) and its kin.  A fault of runx's
- * own (SIGSEGV, SIGBUS, SIGFPE, SIGILL, a breakpoint's SIGTRAP, seccomp's
- * SECCOMP_RET_TRAP SIGSYS) still ends runx: the kernel unblocks a blocked
- * signal it forces and resets its action to SIG_DFL
- * (force_sig_info_to_task(), kernel/signal.c); abort(3) unblocks SIGABRT
- * or resets it itself.  No errors.
+ * started, which stays ignored (the dispositions are looked at once, at
+ * the first call: runx_signals_block()'s, at the start of main()).  LXC
+ * asks a container's init to shut down with SIGPWR; the kernel sends
+ * SIGXCPU past RLIMIT_CPU's soft limit, SIGIO for O_ASYNC, SIGPROF and
+ * SIGVTALRM for a timer; the faults' signals come this way only from
+ * kill(2) and its kin.  A fault of runx's own (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL, a breakpoint's SIGTRAP, seccomp's SECCOMP_RET_TRAP SIGSYS)
+ * still ends runx: the kernel unblocks a blocked signal it forces and
+ * resets its action to SIG_DFL (force_sig_info_to_task(),
+ * kernel/signal.c); abort(3) unblocks SIGABRT or resets it itself.  No
+ * errors.
  */
 void runx_implicit_stop_signals(sigset_t *set);
 
