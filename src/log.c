@@ -60,11 +60,20 @@ static size_t hex_escape(unsigned char c, char *out)
 /*
  * Escapes the unit at s (one byte, or one UTF-8 character; *s != 0) into
  * out (UNIT_MAX bytes, no NUL); sets *outlen and returns the bytes used.
+ * A backslash is doubled where bs is true (a value's quoting), so that
+ * the four characters \x01 typed and a 0x01 byte read apart; not in a
+ * whole line, whose values were quoted already.
  */
-static size_t escape_unit(const unsigned char *s, char *out, size_t *outlen)
+static size_t escape_unit(const unsigned char *s, bool bs, char *out,
+			  size_t *outlen)
 {
 	size_t n;
 
+	if (bs && *s == '\\') {
+		out[0] = out[1] = '\\';
+		*outlen = 2;
+		return 1;
+	}
 	if (*s == '\n' || *s == '\t' || *s == '\r') {
 		out[0] = '\\';
 		out[1] = *s == '\n' ? 'n' : *s == '\t' ? 't' : 'r';
@@ -95,13 +104,13 @@ static size_t escape_unit(const unsigned char *s, char *out, size_t *outlen)
 }
 
 /* The length of the escaped form of all of s. */
-static size_t escaped_length(const unsigned char *s)
+static size_t escaped_length(const unsigned char *s, bool bs)
 {
 	size_t total = 0, n;
 	char unit[UNIT_MAX];
 
 	while (*s != '\0') {
-		s += escape_unit(s, unit, &n);
+		s += escape_unit(s, bs, unit, &n);
 		total += n;
 	}
 	return total;
@@ -111,13 +120,14 @@ static size_t escaped_length(const unsigned char *s)
  * Escapes whole units of *s into out while they fit in room bytes (no NUL
  * written); advances *s past them and returns the bytes written.
  */
-static size_t escape_into(const unsigned char **s, char *out, size_t room)
+static size_t escape_into(const unsigned char **s, bool bs, char *out,
+			  size_t room)
 {
 	size_t len = 0, n;
 	char unit[UNIT_MAX];
 
 	while (**s != '\0') {
-		size_t used = escape_unit(*s, unit, &n);
+		size_t used = escape_unit(*s, bs, unit, &n);
 
 		if (len + n > room)
 			break;
@@ -132,23 +142,24 @@ static size_t escape_into(const unsigned char **s, char *out, size_t room)
  * Writes the escaped s (total bytes escaped, too long for size) into buf as
  * head "..." tail, both ends about half of size.
  */
-static void shorten(const unsigned char *s, size_t total, char *buf,
+static void shorten(const unsigned char *s, bool bs, size_t total, char *buf,
 		    size_t size)
 {
 	size_t head_room = (size - 4) / 2, tail_room = size - 4 - head_room;
-	size_t len = escape_into(&s, buf, head_room), pos = len, n;
+	size_t len = escape_into(&s, bs, buf, head_room), pos = len, n;
 	char unit[UNIT_MAX];
 
 	/* skip units until what is left fits the tail */
 	while (total - pos > tail_room)
-		s += escape_unit(s, unit, &n), pos += n;
+		s += escape_unit(s, bs, unit, &n), pos += n;
 	memcpy(buf + len, "...", 3);
 	len += 3;
-	len += escape_into(&s, buf + len, tail_room);
+	len += escape_into(&s, bs, buf + len, tail_room);
 	buf[len] = '\0';
 }
 
-const char *runx_quote(const char *value, char *buf, size_t size)
+/* runx_quote(), with backslashes doubled or not (bs: escape_unit()). */
+static const char *quote(const char *value, bool bs, char *buf, size_t size)
 {
 	const unsigned char *s =
 	    (const unsigned char *)(value != NULL ? value : "(null)");
@@ -156,13 +167,18 @@ const char *runx_quote(const char *value, char *buf, size_t size)
 
 	if (size == 0)
 		return buf;
-	total = escaped_length(s);
+	total = escaped_length(s, bs);
 	if (total < size || size < 8) {
-		buf[escape_into(&s, buf, size - 1)] = '\0';
+		buf[escape_into(&s, bs, buf, size - 1)] = '\0';
 		return buf;
 	}
-	shorten(s, total, buf, size);
+	shorten(s, bs, total, buf, size);
 	return buf;
+}
+
+const char *runx_quote(const char *value, char *buf, size_t size)
+{
+	return quote(value, true, buf, size);
 }
 
 /* poll(2)'s timeout for the ns left: whole ms, rounded up, at most
@@ -386,8 +402,8 @@ static void emit(const char *fmt, va_list ap)
 	if (n < 0)
 		return;
 	/* room for the text: all of line but "runx: " and "\n" */
-	runx_quote(whole != NULL ? whole : text, line + prefix,
-		   sizeof(line) - prefix - 1);
+	quote(whole != NULL ? whole : text, false, line + prefix,
+	      sizeof(line) - prefix - 1);
 	free(whole);
 	len = strlen(line);
 	line[len++] = '\n';

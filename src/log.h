@@ -26,10 +26,11 @@ void runx_log_set_verbose(bool verbose);
  * that is not part of valid UTF-8, or a UTF-8 C1 control (U+0080-U+009F,
  * which some terminals obey) is escaped as "\n", "\t", "\r" or "\xHH", so a
  * value can neither start a new line nor send a terminal an escape
- * sequence.  If the escaped value needs more than size - 1 bytes, its
- * middle is replaced by "..." so that both its start and its end survive;
- * an escape or a UTF-8 character is never cut.  value NULL is written as
- * "(null)".  Returns buf.  No errors, no allocation, no I/O.
+ * sequence; a backslash is doubled ("\\"), so that a typed "\x01" and a
+ * 0x01 byte read apart.  If the escaped value needs more than size - 1
+ * bytes, its middle is replaced by "..." so that both its start and its
+ * end survive; an escape or a UTF-8 character is never cut.  value NULL
+ * is written as "(null)".  Returns buf.  No errors, no allocation, no I/O.
  */
 const char *runx_quote(const char *value, char *buf, size_t size);
 

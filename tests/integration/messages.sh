@@ -1,9 +1,10 @@
 #!/bin/bash
 # Messages are one line each, whatever the values in them: a newline or an
 # escape sequence in -t, -s, --kill-scope, -o or the command name is
-# escaped (\n, \x1b), nothing is started; a 5000-character -o path is
-# shortened in the middle so the reason at the end survives; --help and
-# --version with stdout closed or full fail with 125 and say so.
+# escaped (\n, \x1b), a backslash doubled, nothing is started; a
+# 5000-character -o path is shortened in the middle so the reason at the
+# end survives; --help and --version with stdout closed or full fail with
+# 125 and say so.
 # shellcheck disable=SC1090 # lib.sh, named by make check
 . "$TESTLIB"
 
@@ -11,9 +12,9 @@ D=$TMPD
 NL=$'\n'
 ESC=$'\033'
 
-# 5 x 14 values shown escaped, 5 a non-executable command, 2 x 8 long
+# 5 x 16 values shown escaped, 5 a non-executable command, 2 x 8 long
 # paths, 4 as nobody, 2 x 11 --help and --version, 3 a long command name
-plan $((5 * 14 + 5 + 2 * 8 + 4 + 2 * 11 + 3))
+plan $((5 * 16 + 5 + 2 * 8 + 4 + 2 * 11 + 3))
 
 # one_line NAME STATUS FILE-WITH-STDERR WANT-STATUS: exactly one line that
 # starts with "runx: ", holds no ESC byte, and no forged "runx:" line.
@@ -58,6 +59,9 @@ forged "-o with ESC" 125 "nodir/\\\\x1b\\[2Jx': No such file or directory$" \
 	-o "$D/nodir/${ESC}[2Jx" -- "${start[@]}"
 forged "-e with a newline" 125 "nodir/e\\\\nx" -e "$D/nodir/e${NL}x" -- "${start[@]}"
 forged "--stop-signals with a newline" 125 "'HUP\\\\nx'" --stop-signals="TERM,HUP${NL}x" -- "${start[@]}"
+# a backslash is doubled, so the typed \x01 and a 0x01 byte read apart
+forged "--timeout with a backslash" 125 "'a\\\\\\\\x01'" --timeout='a\x01' -- "${start[@]}"
+forged "--timeout with a 0x01 byte" 125 "'a\\\\x01'" --timeout=$'a\x01' -- "${start[@]}"
 forged "--memory-max with ESC" 125 "'1\\\\x1bM'" --memory-max="1${ESC}M" -- "${start[@]}"
 forged "an unknown option with a newline" 125 "'--x\\\\nrunx: injected'" \
 	"--x${NL}runx: injected" -- "${start[@]}"

@@ -29,7 +29,10 @@ static const struct {
     {"cr\r", "cr\\r"},
     {"\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"},
     {"\x01\x1f\x7f", "\\x01\\x1f\\x7f"},
-    {"back\\slash", "back\\slash"}, /* only control characters change */
+    /* a backslash is doubled: the typed \x01 reads apart from 0x01 */
+    {"back\\slash", "back\\\\slash"},
+    {"a\\x01", "a\\\\x01"},
+    {"a\x01", "a\\x01"},
     {"caf\xc3\xa9", "caf\xc3\xa9"}, /* valid UTF-8 stays */
     {"\xe2\x82\xac \xf0\x9f\x98\x80", "\xe2\x82\xac \xf0\x9f\x98\x80"},
     {"\xc2\x9b"
@@ -171,6 +174,18 @@ START_TEST(an_error_is_one_line_whatever_its_values)
 
 	ck_assert_str_eq(line, "runx: cannot run 'x\\nrunx: forged\\x1b]0;"
 			       "title\\x07': No such file or directory\n");
+}
+END_TEST
+
+/* A value quoted by runx_quote() (its backslash doubled) is not escaped a
+ * second time by the line: the doubled backslash stays two characters. */
+START_TEST(a_quoted_value_is_escaped_once)
+{
+	char q[RUNX_QUOTE_SIZE];
+	char *line = capture_error("invalid duration '%s'",
+				   runx_quote("a\\x01\x01", q, sizeof(q)));
+
+	ck_assert_str_eq(line, "runx: invalid duration 'a\\\\x01\\x01'\n");
 }
 END_TEST
 
@@ -553,6 +568,7 @@ static Suite *log_suite(void)
 	suite_add_tcase(s, quote);
 
 	tcase_add_test(line, an_error_is_one_line_whatever_its_values);
+	tcase_add_test(line, a_quoted_value_is_escaped_once);
 	tcase_add_test(line, a_long_error_keeps_its_reason);
 	tcase_add_test(line, write_stdout_reports_full_and_closed_outputs);
 	tcase_add_test(line, lines_wait_in_memory_while_the_job_runs);
