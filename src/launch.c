@@ -68,8 +68,10 @@ static void child_run(const struct runx_launch_request *req,
 	const char *step = NULL;
 
 	if (req->cgroup_procs_fd >= 0 && req->backend != RUNX_LAUNCH_CLONE3 &&
-	    write(req->cgroup_procs_fd, "0", 1) != 1)
+	    write(req->cgroup_procs_fd, "0", 1) != 1) {
+		step = "joining the job's cgroup (a write of its cgroup.procs)";
 		goto fail;
+	}
 	if (req->new_session && setsid() < 0)
 		goto fail;
 	/*

@@ -253,6 +253,27 @@ START_TEST(a_bad_stdio_fd_is_runx_failing_not_the_exec)
 }
 END_TEST
 
+/* fork and vfork: the child's write of cgroup.procs fails (an fd open
+ * for reading only): nothing runs, and the message names the file. */
+START_TEST(a_failed_cgroup_join_is_named)
+{
+	char *argv[] = {self, (char *)"--helper", (char *)"exit", (char *)"0",
+			NULL};
+	struct runx_launch_request req = request(_i, argv);
+	struct runx_launched out;
+
+	req.cgroup_procs_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(req.cgroup_procs_fd, 0);
+	ck_assert_int_eq(runx_launch(&req, &out), -EBADF);
+	ck_assert_int_eq(out.exec_errno, 0);
+	ck_assert_int_eq(out.pid, 0);
+	ck_assert_msg(strstr(out.why, "cgroup.procs") != NULL, "why: %s",
+		      out.why);
+	ck_assert(no_child_left());
+	close(req.cgroup_procs_fd);
+}
+END_TEST
+
 START_TEST(stdio_sources_become_fds_0_to_2)
 {
 	struct runx_launch_request req = request(_i, NULL);
@@ -459,6 +480,8 @@ int main(int argc, char **argv)
 	add_table_test(exec, a_directory_is_eacces_and_126, backends);
 	add_table_test(exec, a_bad_stdio_fd_is_runx_failing_not_the_exec,
 		       backends);
+	/* backends[1] and [2]: fork and vfork, whose child joins the cgroup */
+	tcase_add_loop_test(exec, a_failed_cgroup_join_is_named, 1, 3);
 	add_table_test(child, stdio_sources_become_fds_0_to_2, backends);
 	add_table_test(child, a_source_already_on_its_fd_loses_close_on_exec,
 		       backends);
