@@ -11,11 +11,11 @@ require_python3 "(the test harness)"
 
 BAD_STOP_SIGNALS=("" "TERM," "BOGUS" "KILL" "STOP" "0" "TERM,,INT" "URG")
 # 3 for HUP and for QUIT, 4 --stop-signals, 3 per bad list, 7 python
-# parent, 2 terminal, 2 --foreground, 9 named, 2 per implicit stop
+# parent, 2 terminal, 4 --foreground, 9 named, 2 per implicit stop
 # signal, 3 with a TERM trap and listed, 4 ignored, 3 per signal between
 # attempts (PWR, SEGV)
 IMPLICIT_STOP=(PWR XCPU VTALRM PROF IO STKFLT SYS TRAP ABRT BUS FPE ILL SEGV)
-plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 2 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 3 + 4 + 3 * 2))
+plan $((3 * 2 + 4 + 3 * ${#BAD_STOP_SIGNALS[@]} + 7 + 2 + 4 + 9 + 2 * ${#IMPLICIT_STOP[@]} + 3 + 4 + 3 * 2))
 
 # --- HUP and QUIT are forwarded, not a stop -----------------------------------
 # The command traps the signal, writes a marker, and then finishes on its
@@ -162,6 +162,30 @@ x=$(st guarded 20 "$RUNX" "${LAUNCH_ARGS[@]}" --foreground --kill-scope=tree -t 
 	sh -c "sleep $m & sleep $m")
 assert_eq "--foreground --kill-scope=tree -t 0.5: 124 (not the guard's 124 after 20 s: see dead)" 124 "$x"
 assert_dead "--foreground --kill-scope=tree: the background sleep is gone" "$m"
+# A signal the kernel sends (si_code SI_KERNEL, as the terminal's are) is
+# not taken for the terminal's when it is one that stops anyway: SIGIO of
+# a FIFO whose O_ASYNC owner is runx (fcntl(2) F_SETOWN; the kernel sends
+# it with SEND_SIG_PRIV) starts a stop with SIGTERM (143), where taken
+# for the terminal's it would leave the job to the 60 s deadline.
+new_marker m
+runx_bg --foreground -t 60 -k 1 -- sh -c "sleep $m & sleep $m; :"
+if wait_marked "$m" 4; then
+	"$PY" -c 'import fcntl, os, sys
+pid, fifo = int(sys.argv[1]), sys.argv[2]
+os.mkfifo(fifo)
+r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+fcntl.fcntl(r, fcntl.F_SETOWN, pid)
+fcntl.fcntl(r, fcntl.F_SETFL, os.O_ASYNC | os.O_NONBLOCK)
+os.write(w, b"x")' "$RUNX_PID" "$TMPD/async.$m"
+	wait_pid_exit "$RUNX_PID" 30
+	assert_eq "--foreground, the kernel's SIGIO (O_ASYNC): a stop, 143" 143 "$WAIT_STATUS"
+else
+	kill -KILL "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 10
+	not_ok "--foreground, the kernel's SIGIO (O_ASYNC): a stop, 143" "the job never started"
+fi
+assert_dead "--foreground, the kernel's SIGIO: nothing left" "$m"
 
 # --- what hung is named -----------------------------------------------------------
 # The leftover's marker appears only in its own argv (it gets it through
