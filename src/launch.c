@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sigmask.h"
 #include "syscalls.h"
 
 #ifndef CLONE_PIDFD
@@ -106,7 +107,10 @@ static void child_run(const struct runx_launch_request *req,
 	if (req->identity != NULL &&
 	    runx_identity_apply(req->identity, req->parent, &step) < 0)
 		goto fail;
-	if (sigprocmask(SIG_SETMASK, req->child_mask, NULL) < 0)
+	/* itself: glibc's sigprocmask() would leave out its reserved
+	 * real-time signals, unblocking them where runx started with them
+	 * blocked */
+	if (runx_sigmask_raw(SIG_SETMASK, req->child_mask, NULL) < 0)
 		goto fail;
 	execve(req->path, req->argv, req->envp);
 	stage = STAGE_EXEC;
@@ -330,22 +334,6 @@ static int launch_vforked(const struct runx_launch_request *req,
 	return finish(req, &ctx.failure, pid, -1, out);
 }
 
-/* True if signal sig is ignored in runx, read with the raw system call:
- * glibc's sigaction(2) wrapper refuses its internal signals 32 and 33. */
-static bool raw_signal_ignored(int sig)
-{
-	struct {
-		void *handler;
-		unsigned long flags;
-		void *restorer;
-		unsigned long mask;
-	} ksa;
-
-	if (syscall(SYS_rt_sigaction, sig, NULL, &ksa, sizeof(ksa.mask)) < 0)
-		return false;
-	return ksa.handler == (void *)SIG_IGN;
-}
-
 /*
  * The signals posix_spawn must reset to default in the child.  glibc
  * (2.36, sysdeps/unix/sysv/linux/spawni.c) sets its internal signals 32
@@ -356,13 +344,10 @@ static bool raw_signal_ignored(int sig)
  */
 static void spawn_default_signals(sigset_t *set)
 {
-	const size_t bits = 8 * sizeof(unsigned long);
-
 	sigemptyset(set);
-	for (int sig = 32; sig < SIGRTMIN; sig++)
-		if (!raw_signal_ignored(sig))
-			((unsigned long *)set)[(sig - 1) / bits] |=
-			    1UL << ((sig - 1) % bits);
+	for (int sig = RUNX_KERNEL_SIGRTMIN; sig < SIGRTMIN; sig++)
+		if (!runx_signal_raw_ignored(sig))
+			runx_sigset_add_raw(set, sig);
 }
 
 /*

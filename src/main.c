@@ -33,20 +33,20 @@
 static void die_by(int sig)
 {
 	struct rlimit none = {0, 0};
-	struct sigaction dfl;
 	sigset_t one;
 
 	if (getpid() == 1)
 		return;
 	setrlimit(RLIMIT_CORE, &none);
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
+	/* the system calls themselves, not sigaction(), raise() and
+	 * sigprocmask(): glibc refuses or leaves out its reserved real-time
+	 * signals (32, 33), by which the command may have died too */
+	runx_signal_raw_default(sig);
 	sigemptyset(&one);
-	sigaddset(&one, sig);
-	raise(sig); /* blocked: pending until the unblock below */
-	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	runx_sigset_add_raw(&one, sig);
+	kill(getpid(), sig); /* blocked: pending until the unblock below */
+	runx_sigmask_raw(SIG_UNBLOCK, &one, NULL);
 }
 
 /* --help, --version: 0, or 125 when stdout is closed, full or broken. */

@@ -127,7 +127,9 @@ const char *runx_usage(void)
 	       "                             (default TERM,INT; the others "
 	       "are only forwarded;\n"
 	       "                             PWR,XCPU,VTALRM,PROF,IO,STKFLT,"
-	       "SYS,TRAP stop too)\n"
+	       "SYS,TRAP,\n"
+	       "                             ABRT,BUS,FPE,ILL,SEGV stop "
+	       "too)\n"
 	       "      --forward-to=WHERE     forwarded signals go to the whole "
 	       "scope or only\n"
 	       "                             the direct child (scope, child; "
@@ -330,8 +332,8 @@ static const char *stop_signal_refusal(int signo)
 	if (!runx_signal_is_handled(signo) &&
 	    !runx_signal_is_implicit_stop(signo))
 		return "is not one runx catches (HUP INT QUIT TERM USR1 USR2 "
-		       "ALRM WINCH CONT, RTMIN..RTMAX, PWR XCPU VTALRM PROF "
-		       "IO STKFLT SYS TRAP ABRT BUS FPE ILL SEGV)";
+		       "ALRM WINCH CONT, the real-time 32..64, PWR XCPU VTALRM "
+		       "PROF IO STKFLT SYS TRAP ABRT BUS FPE ILL SEGV)";
 	return NULL;
 }
 
@@ -350,12 +352,14 @@ static int add_stop_signal(struct parser *p, const char *item, size_t len,
 		say(p, "cannot read --stop-signals: %s", strerror(ENOMEM));
 		return -1;
 	}
-	if (runx_signal_parse(text, &signo) < 0)
+	if (runx_signal_parse(text, &signo) < 0) {
 		say(p, "invalid signal '%s' in --stop-signals", QUOTE(text, q));
-	else if ((why = stop_signal_refusal(signo)) != NULL)
+	} else if ((why = stop_signal_refusal(signo)) != NULL) {
 		say(p, "signal '%s' in --stop-signals %s", QUOTE(text, q), why);
-	else
-		r = sigaddset(set, signo);
+	} else { /* by its bit: sigaddset(3) refuses 32 and 33 (glibc) */
+		runx_sigset_add_raw(set, signo);
+		r = 0;
+	}
 	free(text);
 	return r;
 }

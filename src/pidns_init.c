@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "sigmask.h"
 #include "syscalls.h"
 
 /* close_range(2) of lo..hi (Linux 5.9), else one close(2) per fd. */
@@ -109,8 +110,13 @@ static int init_signalfd(void)
 {
 	sigset_t set;
 
-	sigfillset(&set);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+	/* all 64, the C library's reserved real-time signals too (its
+	 * sigfillset() leaves them out): forwarded into the namespace */
+	sigemptyset(&set);
+	for (int sig = 1; sig <= RUNX_KERNEL_SIGRTMAX; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			runx_sigset_add_raw(&set, sig);
+	if (runx_sigmask_raw(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
 	return signalfd(-1, &set, SFD_CLOEXEC);
 }

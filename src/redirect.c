@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sigmask.h"
 #include "signals.h"
 #include "stdio_guard.h"
 
@@ -25,7 +26,8 @@ static volatile sig_atomic_t open_jobctl; /* SIGTSTP, SIGTTIN or SIGTTOU
 					   * that came meanwhile, or 0 */
 
 /* A stop signal while open_stoppable() waits: back to its sigsetjmp(3),
- * which restores the signal mask it saved (every signal blocked). */
+ * with the handler's mask (every signal blocked), which open_stoppable()
+ * sets back to runx's own. */
 static void on_stop(int sig)
 {
 	open_signal = sig;
@@ -287,7 +289,11 @@ static int returned_fd(int fd, int next, const struct stat *fifo)
  * EINTR: *sig is the stop signal, or -1 for the deadline (also when it
  * came as open(2) returned: that fd, the lowest that was free, is
  * closed).  Job control meanwhile stops runx (stop_self()), and the
- * wait goes on.  Uses sigsetjmp(3): one call at a time.
+ * wait goes on.  Uses sigsetjmp(3): one call at a time, with no mask
+ * saved (a jump leaves the handler's, every signal blocked), for runx's
+ * own is set again with runx_sigmask_raw(): glibc's siglongjmp(3) would
+ * restore it without the C library's reserved real-time signals, and so
+ * unblock them.
  */
 static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 			  int64_t until_ns, int *sig)
@@ -307,18 +313,18 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
 	if (timed)
 		sigaddset(&caught, SIGALRM);
-	sigprocmask(SIG_SETMASK, NULL, &mask);
+	runx_sigmask_raw(SIG_SETMASK, NULL, &mask);
 	open_signal = 0;
 again:
-	switch (sigsetjmp(open_jump, 1)) {
+	switch (sigsetjmp(open_jump, 0)) { /* the mask: see above */
 	case 0:
 		sigprocmask(SIG_UNBLOCK, &caught, NULL);
 		while ((fd = open(path, flags, 0666)) < 0 && errno == EINTR)
 			; /* a SIGALRM for the command */
 		e = errno;
-		sigprocmask(SIG_SETMASK, &mask, NULL);
 		break;
 	case 2: /* job control: runx stops, then waits again if it must */
+		runx_sigmask_raw(SIG_SETMASK, &mask, NULL);
 		fd = returned_fd(fd, next, &fifo);
 		stop_self(path);
 		if (fd < 0)
@@ -329,6 +335,7 @@ again:
 		e = EINTR;
 		fd = returned_fd(fd, next, &fifo);
 	}
+	runx_sigmask_raw(SIG_SETMASK, &mask, NULL);
 	/* the alarm first: where SIGALRM is a stop signal too, its action
 	 * before catch_stop() is old[SIGALRM], put back last */
 	if (timed)

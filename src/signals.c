@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sigmask.h"
+
 struct signame {
 	const char *name;
 	int signo;
@@ -110,7 +112,7 @@ bool runx_signal_is_handled(int signo)
 	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
 		if (handled[i] == signo)
 			return true;
-	return signo >= SIGRTMIN && signo <= SIGRTMAX;
+	return signo >= RUNX_KERNEL_SIGRTMIN && signo <= RUNX_KERNEL_SIGRTMAX;
 }
 
 bool runx_signal_can_end(int signo)

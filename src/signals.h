@@ -19,9 +19,10 @@ int runx_signal_parse(const char *text, int *signo);
 
 /*
  * True for the signals runx catches and forwards to the scope (runx(1),
- * STOPPING): HUP INT QUIT TERM USR1 USR2 ALRM WINCH CONT and SIGRTMIN to
- * SIGRTMAX as glibc reports them at run time (signal(7)).  Only these can
- * be --stop-signals.  No errors.
+ * STOPPING): HUP INT QUIT TERM USR1 USR2 ALRM WINCH CONT and the kernel's
+ * real-time signals, 32 to 64 (signal(7)), the C library's reserved ones
+ * (below its SIGRTMIN) included.  These and the implicit stop signals
+ * (sigmask.h) can be --stop-signals.  No errors.
  */
 bool runx_signal_is_handled(int signo);
 

@@ -64,7 +64,7 @@ int runx_supervisor_open(struct runx_supervisor *sup,
 	 * blocked by runx_signals_block()), as TERM and INT are caught
 	 * even then; the command still gets the mask runx started with */
 	sigorset(&set, &set, &plan->stop.stop_signals);
-	sigprocmask(SIG_BLOCK, &plan->stop.stop_signals, NULL);
+	runx_sigmask_raw(SIG_BLOCK, &plan->stop.stop_signals, NULL);
 	sup->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	int r = sup->sigfd < 0 ? -errno : 0;
 	for (size_t i = 0; r == 0 && i < sizeof(fds) / sizeof(fds[0]); i++)
