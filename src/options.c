@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -577,8 +578,10 @@ static int set_attempts_number(struct parser *p, int c, const char *value)
 		r = runx_attempts_parse(value, &a->max);
 		want = "a whole number from 1 to 1000000000, inf or infinity";
 	} else if (c == OPT_BACKOFF) {
-		r = runx_decimal_parse(value, 1, 1000, &a->backoff);
-		want = "a decimal number from 1 to 1000";
+		/* no upper bound (SPEC): every wait stops at
+		 * --retry-delay-max anyway */
+		r = runx_decimal_parse(value, 1, HUGE_VAL, &a->backoff);
+		want = "a decimal number of at least 1";
 	} else {
 		r = runx_decimal_parse(value, 0, 1, &a->jitter);
 		want = "a decimal number from 0 to 1";

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,7 @@ static void check_options(const struct runx_options *o, char **argv, int argc)
 	/* --foreground, --wait-all, --merge with --stderr: the plan's rules
 	 * (plan.c), no longer the parser's */
 	if (o->attempts.max < 1 || o->attempts.backoff < 1 ||
-	    o->attempts.backoff > 1000 || o->attempts.jitter < 0 ||
+	    !isfinite(o->attempts.backoff) || o->attempts.jitter < 0 ||
 	    o->attempts.jitter > 1 || o->attempts.delay_ns < 0 ||
 	    o->attempts.delay_max_ns < 0 || o->attempts.total_ns <= 0)
 		abort();

@@ -1,6 +1,7 @@
 /* Unit tests of src/options.h: the runx(1) command line. */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -879,6 +880,23 @@ START_TEST(attempt_options_set_the_attempts_policy)
 }
 END_TEST
 
+/* --backoff has no upper bound (SPEC: "a decimal >= 1"); past about 1e9
+ * digits stop counting, as every wait stops at --retry-delay-max. */
+START_TEST(backoff_has_no_upper_bound)
+{
+	static const char *const words[] = {"--backoff=1001", "cmd", NULL};
+	static const char *const huge[] = {
+	    "--backoff=123456789012345678901234567890.5", "cmd", NULL};
+	struct runx_options got;
+
+	ck_assert_int_eq(parse_words(words, &got), RUNX_PARSE_OK);
+	ck_assert(got.attempts.backoff == 1001.0);
+	ck_assert_int_eq(parse_words(huge, &got), RUNX_PARSE_OK);
+	ck_assert(got.attempts.backoff >= 1e9 &&
+		  isfinite(got.attempts.backoff));
+}
+END_TEST
+
 START_TEST(attempt_options_default_as_the_man_page_says)
 {
 	static const char *const words[] = {"cmd", NULL};
@@ -1151,6 +1169,7 @@ static Suite *options_suite(void)
 	tcase_add_test(accept, a_second_parse_starts_from_the_defaults);
 	tcase_add_test(accept, attempt_options_set_the_attempts_policy);
 	tcase_add_test(accept, attempt_options_default_as_the_man_page_says);
+	tcase_add_test(accept, backoff_has_no_upper_bound);
 	tcase_add_test(accept, total_timeout_zero_means_no_limit);
 	tcase_add_test(accept, identity_options_set_their_fields);
 	suite_add_tcase(s, accept);
