@@ -156,7 +156,8 @@ static int limits_imply_cgroup(const struct runx_options *o,
  * --foreground implies the tree scope: a subreaper needs no new session,
  * so the background children of an interactive command are still stopped
  * and waited for (runx(1), --foreground).  cgroup or child may be given
- * instead; the others need a session or namespace of their own.
+ * instead, and auto (which picks cgroup or tree); group and pidns need a
+ * session or namespace of their own.
  */
 static int foreground_scope(const struct runx_options *o,
 			    enum runx_scope_kind *kind, char *err,
@@ -168,13 +169,12 @@ static int foreground_scope(const struct runx_options *o,
 		*kind = RUNX_SCOPE_TREE;
 		return 0;
 	}
-	if (*kind == RUNX_SCOPE_GROUP || *kind == RUNX_SCOPE_PIDNS ||
-	    *kind == RUNX_SCOPE_AUTO)
+	if (*kind == RUNX_SCOPE_GROUP || *kind == RUNX_SCOPE_PIDNS)
 		return runx_plan_refuse(
 		    err, errsize, -EINVAL,
 		    "--foreground keeps the command in runx's "
 		    "process group; it cannot be combined with "
-		    "--kill-scope=%s (use tree, cgroup or child)",
+		    "--kill-scope=%s (use tree, cgroup, child or auto)",
 		    runx_scope_kind_name(*kind));
 	return 0;
 }

@@ -34,10 +34,11 @@ SETSID_ESCAPE='setsid sh -c "trap \"\" TERM; touch \"\$1\"; exec sleep \"\$2\"" 
 i=0; while [ ! -e "$1" ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done'
 
 # As root: 7, 3 per backend but posix_spawn, posix_spawn (4 where it
-# cannot use the cgroup scope, else 2), 5 + 4 setsid escape; 16 unprivileged
+# cannot use the cgroup scope, else 2), 3 --foreground, 5 + 4 setsid
+# escape; 16 unprivileged
 ps_tests=2
 [ $spawn_has_cgroup = no ] && ps_tests=4
-plan $((7 + 3 * 3 + ps_tests + 5 + 4 + 16))
+plan $((7 + 3 * 3 + ps_tests + 3 + 5 + 4 + 16))
 
 # --- as root: cgroup --------------------------------------------------------------------
 out=$TMPD/root.out
@@ -83,6 +84,15 @@ if [ $spawn_has_cgroup = no ]; then
 else
 	assert_match "auto --launch=posix_spawn on glibc $GLIBC_VERSION: cgroup" "auto scope: using cgroup" "$(cat "$TMPD/ps.err")"
 fi
+
+# --foreground with auto (the SPEC refuses only group and pidns there):
+# the command stays in runx's process group, in a runx-* cgroup
+s=0
+"$RUNX" --foreground --kill-scope=auto -v -- sh -c 'echo "$(cut -d" " -f5 /proc/$$/stat) $(cut -d" " -f5 /proc/$PPID/stat)"; sed -n "s/^0:://p" /proc/self/cgroup' \
+	>"$out" 2>"$TMPD/fg.err" || s=$?
+assert_eq "auto --foreground: exit 0" 0 "$s"
+assert_match "auto --foreground: the command is in runx's process group" '^([0-9]+) \1$' "$(sed -n 1p "$out")"
+assert_match "auto --foreground (${RUNX_LAUNCH:-default} launch): scope $AUTO_WANT" "runx: auto scope: using $AUTO_WANT" "$(cat "$TMPD/fg.err")"
 
 # the setsid escape, as root (RUNX_LAUNCH honoured; on_time: the escape
 # must be in place before the deadline)

@@ -141,11 +141,10 @@ static const struct {
 } refused[] = {
     {{"--foreground", "--kill-scope=group"},
      "--foreground keeps the command in runx's process group; it cannot be "
-     "combined with --kill-scope=group (use tree, cgroup or child)"},
+     "combined with --kill-scope=group (use tree, cgroup, child or auto)"},
     {{"--foreground", "-G"}, "--kill-scope=group (use tree"},
     {{"--foreground", "--kill-scope=pidns"}, "--kill-scope=pidns (use tree"},
     {{"--kill-scope=group", "--foreground"}, "--kill-scope=group (use tree"},
-    {{"--foreground", "--kill-scope=auto"}, "--kill-scope=auto (use tree"},
     {{"--memory-max=1M", "-G"},
      "--memory-max sets a limit on the job's cgroup; it cannot be combined "
      "with --kill-scope=group"},
@@ -190,7 +189,7 @@ START_TEST(a_refused_combination_asks_the_machine_nothing)
 {
 	cgroup_answer = -EACCES;
 	ck_assert_int_eq(plan_words((const char *[]){"--kill-scope=auto",
-						     "--foreground", NULL}),
+						     "--cpu-max=1", NULL}),
 			 -EINVAL);
 	ck_assert_int_eq(cgroup_asked, 0);
 }
@@ -224,6 +223,10 @@ static const struct {
     {{"--kill-scope=tree"}, RUNX_SCOPE_TREE, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=pidns"}, RUNX_SCOPE_PIDNS, RUNX_LAUNCH_VFORK},
     {{"--kill-scope=auto"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_VFORK},
+    /* the SPEC refuses only group and pidns with --foreground */
+    {{"--foreground", "--kill-scope=auto"},
+     RUNX_SCOPE_CGROUP,
+     RUNX_LAUNCH_VFORK},
     {{"-C", "--launch=fork"}, RUNX_SCOPE_CGROUP, RUNX_LAUNCH_FORK},
     {{"--launch=posix_spawn"}, RUNX_SCOPE_GROUP, RUNX_LAUNCH_POSIX_SPAWN},
     {{"--kill-scope=tree", "--launch=clone3"},
@@ -252,6 +255,12 @@ START_TEST(auto_is_tree_where_no_cgroup_can_be_made)
 			 "auto scope: using tree, since the cgroup scope is "
 			 "not available (fake: no cgroup)");
 	ck_assert_int_eq(plan.launch.backend, RUNX_LAUNCH_VFORK);
+	/* with --foreground too */
+	ck_assert_int_eq(plan_words((const char *[]){"--kill-scope=auto",
+						     "--foreground", NULL}),
+			 0);
+	ck_assert_int_eq(plan.scope.kind, RUNX_SCOPE_TREE);
+	ck_assert(plan.stop.foreground);
 }
 END_TEST
 
