@@ -236,6 +236,41 @@ static bool is_job_control(int sig)
 	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* How long runx waits, after the terminal's Ctrl-Z with --foreground,
+ * for the members of its process group to stop themselves (ns). */
+#define GROUP_STOP_WAIT_NS (250 * 1000000LL)
+
+struct group_of {
+	pid_t pgrp, self;
+};
+
+/* runx_proc_each(): 1 for a process of the group that is not stopped,
+ * runx itself aside (a zombie is not running either). */
+static int runs_in_group(const struct runx_proc_stat *st, void *arg)
+{
+	const struct group_of *g = arg;
+
+	return st->pgrp == g->pgrp && st->pid != g->self &&
+	       strchr("TtZX", st->state) == NULL;
+}
+
+/*
+ * With --foreground, the terminal's SIGTSTP (TTIN, TTOU) reached runx's
+ * process group, which the command shares, and a member that catches it
+ * stops itself once ready (an editor restores the terminal first): waits
+ * until no member but runx runs, reading /proc every 5 ms, for
+ * GROUP_STOP_WAIT_NS at most (or until /proc cannot be read).
+ */
+static void await_group_stop(void)
+{
+	struct group_of g = {getpgrp(), getpid()};
+	int64_t until = runx_now_ns() + GROUP_STOP_WAIT_NS;
+	const struct timespec nap = {0, 5000000};
+
+	while (runx_proc_each(runs_in_group, &g) == 1 && runx_now_ns() < until)
+		nanosleep(&nap, NULL);
+}
+
 /*
  * Ctrl-Z (runx(1), STOPPING, job control): the whole scope is stopped
  * with SIGSTOP, then runx stops itself, as a shell stops a job, so the
@@ -243,10 +278,13 @@ static bool is_job_control(int sig)
  * The SIGCONT of "fg" is forwarded to the scope like any other.  With
  * --foreground a terminal's signal reached the command's process group
  * already, and an interactive program may restore the terminal before it
- * stops itself: only the members outside that group (setsid(2),
- * setpgid(2)), which the terminal cannot reach, get SIGSTOP from runx.
- * As PID 1 runx cannot stop (pid_namespaces(7)): only the scope stops.
- * The deadline is CLOCK_MONOTONIC and runs on while stopped.
+ * stops itself: the members outside that group (setsid(2), setpgid(2)),
+ * which the terminal cannot reach, get SIGSTOP at once, and the whole
+ * scope once the group's members stopped themselves (await_group_stop()):
+ * one that catches or ignores SIGTSTP and runs on is stopped all the
+ * same (SPEC, Job control).  As PID 1 runx cannot stop
+ * (pid_namespaces(7)): only the scope stops.  The deadline is
+ * CLOCK_MONOTONIC and runs on while stopped.
  */
 static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 {
@@ -255,16 +293,17 @@ static void stop_job(struct supervisor *s, const struct signalfd_siginfo *si)
 	bool from_terminal = s->stop->foreground && si->ssi_code == SI_KERNEL;
 	bool pid1 = getpid() == 1;
 
-	runx_verbose("received %s: stopping %s%s (job control%s)",
+	runx_verbose("received %s%s: stopping the scope%s (job control%s)",
 		     sup_signame(sig, name, sizeof(name)),
-		     from_terminal ? "the members outside runx's process group"
-				   : "the scope",
+		     from_terminal ? " from the terminal" : "",
 		     pid1 ? "" : ", and runx",
 		     pid1 ? "; runx is PID 1 and cannot stop" : "");
-	if (s->phase != DONE && !from_terminal)
-		sup_send_to_scope(s, SIGSTOP, "sending");
-	else if (s->phase != DONE)
+	if (s->phase != DONE && from_terminal) {
 		sup_send_outside_group(s, SIGSTOP, getpgrp());
+		await_group_stop();
+	}
+	if (s->phase != DONE)
+		sup_send_to_scope(s, SIGSTOP, "sending");
 	s->job_stopped = s->phase != DONE;
 	s->job_stopped_ns = runx_now_ns();
 	if (!pid1) {

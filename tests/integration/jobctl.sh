@@ -10,7 +10,8 @@
 #   with SIGTSTP sent by kill(2) to a runx in a process group of its own,
 #   once with Ctrl-Z and `fg` typed to an interactive bash on a pty; and
 #   with --foreground, where the terminal stops runx's group and runx a
-#   member that left it (setsid).
+#   member that left it (setsid), then the whole scope (a member that
+#   ignores SIGTSTP).
 # In every scope (child: the command alone).  The plan is printed first.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
@@ -26,7 +27,7 @@ nplan=$((nplan + 8 * ${#SCOPES[@]}))                # SIGTSTP by kill(2)
 nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the deadline
 nplan=$((nplan + 4))                                # ... the idle deadline held
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
-nplan=$((nplan + 2 * 8))                            # ... with --foreground
+nplan=$((nplan + 4 * 8))                            # ... with --foreground
 plan "$nplan"
 
 probe_scopes
@@ -251,6 +252,12 @@ jc() {
 		# one member leaves runx's process group: the terminal's ^Z
 		# cannot reach it
 		cmd=(sh -c 'setsid sleep "$1" & sleep "$1"' sh "$m")
+		if [ "$JC_FOREGROUND" = tstp-ignored ]; then
+			# and one ignores SIGTSTP: the terminal's ^Z leaves it
+			# running, runx's SIGSTOP must stop it
+			cmd=(sh -c 'setsid sleep "$1" & (trap "" TSTP; exec sleep "$1") & sleep "$1"' sh "$m")
+			n=4
+		fi
 		LA+=(--foreground ${JC_EXTRA:+"$JC_EXTRA"})
 	fi
 	for k in ready stopped_runx stopped_scope cont_runx cont_scope status exit_ms left tstp_ms cont_ms; do
@@ -410,5 +417,18 @@ stop_checks "--foreground, Ctrl-Z and fg in an interactive bash, a setsid'd memb
 # stopped, the whole scope
 JC_FOREGROUND=1 JC_EXTRA=--forward-to=child jc_fit pty tree 2500 5000
 stop_checks "--foreground --forward-to=child, Ctrl-Z and fg, a setsid'd member" 5000
+# ... with a member of runx's group that ignores SIGTSTP (trial 10: it ran
+# on while the shell said "Stopped"): the SPEC's "stops the whole scope
+# with SIGSTOP before it stops itself", once the group's members had
+# their moment to stop themselves; in the cgroup scope too
+JC_FOREGROUND=tstp-ignored jc_fit pty tree 2500 5000
+stop_checks "--foreground, Ctrl-Z and fg, a member that ignores SIGTSTP" 5000
+why=$(scope_missing cgroup)
+if [ -n "$why" ]; then
+	skips 8 "--foreground -C, Ctrl-Z and fg, a member that ignores SIGTSTP" "$why"
+else
+	JC_FOREGROUND=tstp-ignored jc_fit pty cgroup 2500 5000
+	stop_checks "--foreground -C, Ctrl-Z and fg, a member that ignores SIGTSTP" 5000
+fi
 
 done_testing
