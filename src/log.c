@@ -20,8 +20,9 @@
 #include "stdio_guard.h"
 #include "utf8.h"
 
-/* The longest escaped form of one unit: a UTF-8 C1 control, "\xc2\x9b". */
-#define UNIT_MAX 8
+/* The longest escaped form of one unit: a 3-byte layout control,
+ * "\xe2\x80\xa8" (is_layout_control()). */
+#define UNIT_MAX 12
 
 /* How long runx's lines may wait for room on standard error, in ms, all
  * waits of a run together (runx(1), -v); the same bound as a report's
@@ -55,6 +56,25 @@ static size_t hex_escape(unsigned char c, char *out)
 	out[2] = digits[c >> 4];
 	out[3] = digits[c & 0xf];
 	return 4;
+}
+
+/*
+ * True for the valid UTF-8 character at s (n bytes) that can change how a
+ * line reads without being a control character: U+2028 and U+2029 (line
+ * and paragraph separators, a new line to some terminals and viewers),
+ * and the bidirectional controls that reorder what follows (U+061C,
+ * U+200E, U+200F, U+202A-U+202E, U+2066-U+2069; Unicode UAX #9).
+ */
+static bool is_layout_control(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xd8 && s[1] == 0x9c;
+	if (n != 3 || s[0] != 0xe2)
+		return false;
+	if (s[1] == 0x80)
+		return s[2] == 0x8e || s[2] == 0x8f ||
+		       (s[2] >= 0xa8 && s[2] <= 0xae);
+	return s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9;
 }
 
 /*
@@ -94,9 +114,11 @@ static size_t escape_unit(const unsigned char *s, bool bs, char *out,
 		*outlen = hex_escape(*s, out);
 		return 1;
 	}
-	if (s[0] == 0xc2 && s[1] < 0xa0) { /* C1 control U+0080-U+009F */
-		*outlen = hex_escape(s[0], out) + hex_escape(s[1], out + 4);
-		return 2;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) || is_layout_control(s, n)) {
+		*outlen = 0;
+		for (size_t i = 0; i < n; i++)
+			*outlen += hex_escape(s[i], out + *outlen);
+		return n;
 	}
 	memcpy(out, s, n);
 	*outlen = n;

@@ -23,14 +23,17 @@ void runx_log_set_verbose(bool verbose);
 /*
  * Writes value into buf (size bytes, NUL included; size >= 8) as it may
  * appear inside a message: a control character (0x00-0x1f, 0x7f), a byte
- * that is not part of valid UTF-8, or a UTF-8 C1 control (U+0080-U+009F,
- * which some terminals obey) is escaped as "\n", "\t", "\r" or "\xHH", so a
- * value can neither start a new line nor send a terminal an escape
- * sequence; a backslash is doubled ("\\"), so that a typed "\x01" and a
- * 0x01 byte read apart.  If the escaped value needs more than size - 1
- * bytes, its middle is replaced by "..." so that both its start and its
- * end survive; an escape or a UTF-8 character is never cut.  value NULL
- * is written as "(null)".  Returns buf.  No errors, no allocation, no I/O.
+ * that is not part of valid UTF-8, a UTF-8 C1 control (U+0080-U+009F,
+ * which some terminals obey), the line and paragraph separators U+2028
+ * and U+2029 or a bidirectional control (U+061C, U+200E, U+200F,
+ * U+202A-U+202E, U+2066-U+2069, which reorder what follows) is escaped as
+ * "\n", "\t", "\r" or "\xHH" (each byte), so a value can neither start a
+ * new line, nor send a terminal an escape sequence, nor make the rest of
+ * the line read backwards; a backslash is doubled ("\\"), so that a typed
+ * "\x01" and a 0x01 byte read apart.  If the escaped value needs more than size
+ * - 1 bytes, its middle is replaced by "..." so that both its start and its end
+ * survive; an escape or a UTF-8 character is never cut.  value NULL is written
+ * as "(null)".  Returns buf.  No errors, no allocation, no I/O.
  */
 const char *runx_quote(const char *value, char *buf, size_t size);
 

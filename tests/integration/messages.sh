@@ -12,9 +12,9 @@ D=$TMPD
 NL=$'\n'
 ESC=$'\033'
 
-# 5 x 16 values shown escaped, 5 a non-executable command, 2 x 8 long
+# 5 x 18 values shown escaped, 5 a non-executable command, 2 x 8 long
 # paths, 4 as nobody, 2 x 11 --help and --version, 3 a long command name
-plan $((5 * 16 + 5 + 2 * 8 + 4 + 2 * 11 + 3))
+plan $((5 * 18 + 5 + 2 * 8 + 4 + 2 * 11 + 3))
 
 # one_line NAME STATUS FILE-WITH-STDERR WANT-STATUS: exactly one line that
 # starts with "runx: ", holds no ESC byte, and no forged "runx:" line.
@@ -62,6 +62,10 @@ forged "--stop-signals with a newline" 125 "'HUP\\\\nx'" --stop-signals="TERM,HU
 # a backslash is doubled, so the typed \x01 and a 0x01 byte read apart
 forged "--timeout with a backslash" 125 "'a\\\\\\\\x01'" --timeout='a\x01' -- "${start[@]}"
 forged "--timeout with a 0x01 byte" 125 "'a\\\\x01'" --timeout=$'a\x01' -- "${start[@]}"
+# U+202E (right-to-left override) would make the rest of the line read
+# backwards; U+2028 (line separator) is a new line to some viewers
+forged "--timeout with U+202E" 125 "'5\\\\xe2\\\\x80\\\\xae'" --timeout=$'5\xe2\x80\xae' -- "${start[@]}"
+forged "--timeout with U+2028" 125 "'5\\\\xe2\\\\x80\\\\xa8x'" --timeout=$'5\xe2\x80\xa8x' -- "${start[@]}"
 forged "--memory-max with ESC" 125 "'1\\\\x1bM'" --memory-max="1${ESC}M" -- "${start[@]}"
 forged "an unknown option with a newline" 125 "'--x\\\\nrunx: injected'" \
 	"--x${NL}runx: injected" -- "${start[@]}"

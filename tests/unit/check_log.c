@@ -40,6 +40,19 @@ static const struct {
      "\\xc2\\x9b2J"},		/* UTF-8 CSI, a C1 control */
     {"\xc2\x85", "\\xc2\\x85"}, /* NEL */
     {"\xc2\xa0", "\xc2\xa0"},	/* U+00A0 is not a control */
+    /* line and paragraph separators, bidirectional controls */
+    {"a\xe2\x80\xa8"
+     "b",
+     "a\\xe2\\x80\\xa8b"},
+    {"\xe2\x80\xa9", "\\xe2\\x80\\xa9"},
+    {"\xe2\x80\xae"
+     "cba",
+     "\\xe2\\x80\\xaecba"},		 /* RLO */
+    {"\xe2\x81\xa6", "\\xe2\\x81\\xa6"}, /* LRI */
+    {"\xe2\x80\x8f", "\\xe2\\x80\\x8f"}, /* RLM */
+    {"\xd8\x9c", "\\xd8\\x9c"},		 /* ALM */
+    {"\xe2\x80\xa7", "\xe2\x80\xa7"},	 /* U+2027 stays */
+    {"\xe2\x81\xaa", "\xe2\x81\xaa"},	 /* U+206A stays */
     {"\x9b"
      "2J",
      "\\x9b2J"}, /* a lone byte: Latin-1 CSI */
