@@ -278,6 +278,30 @@ static int returned_fd(int fd, int next, const struct stat *fifo)
 }
 
 /*
+ * Installs open_stoppable()'s handlers: catch_stop() for the signals of
+ * stop (into caught and open_caught), catch_jobctl() (into jobctl and
+ * caught), catch_alarm() for until_ns (SIGALRM into caught; true if its
+ * timer is armed).  Then sets runx's mask back to *mask: musl's
+ * sigaction(3) unblocks its reserved signals 33 and 34 at the first
+ * handler a process installs (these are runx's first), which must stay
+ * blocked in runx, pending for the command.
+ */
+static bool catch_all(const sigset_t *stop, int64_t until_ns,
+		      struct sigaction *old, sigset_t *caught, sigset_t *jobctl,
+		      timer_t *timer, struct sigaction *alarm_old,
+		      const sigset_t *mask)
+{
+	catch_stop(stop, old, caught);
+	open_caught = *caught;
+	catch_jobctl(old, jobctl, caught);
+	bool timed = catch_alarm(until_ns, timer, alarm_old);
+	if (timed)
+		sigaddset(caught, SIGALRM);
+	runx_sigmask_raw(SIG_SETMASK, mask, NULL);
+	return timed;
+}
+
+/*
  * open(2) of path with flags and mode 0666.  A FIFO's waits until its
  * other end is opened (fifo(7)), maybe for good: the signals of stop are
  * caught meanwhile (catch_stop()), so a stop signal (Ctrl-C) ends
@@ -307,13 +331,9 @@ static int open_stoppable(const char *path, int flags, const sigset_t *stop,
 	if (stat(path, &fifo) < 0 || !S_ISFIFO(fifo.st_mode))
 		return open(path, flags, 0666);
 	int next = lowest_free_fd();
-	catch_stop(stop, old, &caught);
-	open_caught = caught;
-	catch_jobctl(old, &jobctl, &caught);
-	bool timed = catch_alarm(until_ns, &timer, &alarm_old);
-	if (timed)
-		sigaddset(&caught, SIGALRM);
 	runx_sigmask_raw(SIG_SETMASK, NULL, &mask);
+	bool timed = catch_all(stop, until_ns, old, &caught, &jobctl, &timer,
+			       &alarm_old, &mask);
 	open_signal = 0;
 again:
 	switch (sigsetjmp(open_jump, 0)) { /* the mask: see above */
