@@ -27,7 +27,7 @@ nplan=$((nplan + 8 * ${#SCOPES[@]}))                # SIGTSTP by kill(2)
 nplan=$((nplan + 4 * ${#SCOPES[@]}))                # ... continued past the deadline
 nplan=$((nplan + 4))                                # ... the idle deadline held
 nplan=$((nplan + 8 * ${#SCOPES[@]}))                # Ctrl-Z and fg on a pty
-nplan=$((nplan + 4 * 8))                            # ... with --foreground
+nplan=$((nplan + 4 * 8 + 2))                        # ... with --foreground
 plan "$nplan"
 
 probe_scopes
@@ -423,6 +423,102 @@ stop_checks "--foreground --forward-to=child, Ctrl-Z and fg, a setsid'd member" 
 # their moment to stop themselves; in the cgroup scope too
 JC_FOREGROUND=tstp-ignored jc_fit pty tree 2500 5000
 stop_checks "--foreground, Ctrl-Z and fg, a member that ignores SIGTSTP" 5000
+# ... and a command that catches SIGTSTP, takes 30 ms to "restore the
+# terminal" (as an editor does), then stops itself: runx waits for it
+# (up to 250 ms) before its SIGSTOP, so the handler's work is done before
+# the stop, and nothing stops it again after fg.  A Python driver on a
+# pty prints "z:STATE:MARKS fg:STATE:MARKS" (MARKS: what the handler
+# wrote, restored before it stopped itself, resumed after).  Up to 3
+# tries, for a machine so loaded that the handler did not run within
+# runx's 250 ms; a runx that does not wait sends its SIGSTOP within a few
+# ms, inside the handler's 30 ms, every time.
+cat >"$TMPD/editor.py" <<'PYEOF'
+import os, signal, time
+def on_tstp(sig, frame):
+    time.sleep(0.03)
+    with open(os.environ["MARKS"], "a") as f:
+        f.write("restored\n")
+    signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTSTP)
+    signal.signal(signal.SIGTSTP, on_tstp)
+    with open(os.environ["MARKS"], "a") as f:
+        f.write("resumed\n")
+signal.signal(signal.SIGTSTP, on_tstp)
+with open(os.environ["MARKS"], "a") as f:
+    f.write("ready\n")
+while True:
+    time.sleep(1)
+PYEOF
+cat >"$TMPD/editor-drive.py" <<'PYEOF'
+import os, pty, select, shlex, signal, sys, time
+marks, cmd = sys.argv[1], sys.argv[2:]
+def state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+def editor():
+    # the Python process itself (runx's and env's argv hold its name too)
+    for d in os.listdir("/proc"):
+        try:
+            a = open("/proc/%s/cmdline" % d, "rb").read().split(b"\0")
+            if d.isdigit() and b"python" in a[0] and a[1].endswith(b"editor.py"):
+                return int(d)
+        except (OSError, IndexError):
+            pass
+def got():
+    try:
+        return ",".join(open(marks).read().split())
+    except OSError:
+        return ""
+def wait_for(cond, secs):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["PS1"] = "$ "
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+def drain():
+    while select.select([fd], [], [], 0)[0]:
+        try:
+            os.read(fd, 4096)
+        except OSError:
+            return
+time.sleep(0.5)
+drain()
+os.write(fd, (shlex.join(["env", "MARKS=" + marks] + cmd) + "\n").encode())
+wait_for(lambda: got() == "ready", 20)
+e = editor()
+os.write(fd, b"\x1a")
+wait_for(lambda: e and state(e) == "T" and "restored" in got(), 5)
+z = "%s:%s" % (state(e) if e else "none", got())
+os.write(fd, b"fg\n")
+wait_for(lambda: "resumed" in got(), 5)
+time.sleep(0.5)
+print("z:%s fg:%s:%s" % (z, state(e) if e else "none", got()))
+if e:
+    os.kill(e, signal.SIGKILL)
+time.sleep(0.5)
+drain()
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+PYEOF
+want="z:T:ready,restored fg:S:ready,restored,resumed"
+for try in 1 2 3; do
+	new_marker m
+	out=$("$PY" "$TMPD/editor-drive.py" "$TMPD/marks.$m" "$RUNX" --foreground -t 30 -- "$PY" "$TMPD/editor.py" "$m")
+	[ "$out" = "$want" ] && break
+	diag "try $try: $out"
+	kill_marked "$m"
+done
+assert_eq "--foreground, Ctrl-Z: a command's 30 ms handler runs before runx's SIGSTOP; after fg it runs (not stopped again)" \
+	"$want" "$out"
+assert_dead "--foreground, a command with a SIGTSTP handler: nothing left" "$m"
 why=$(scope_missing cgroup)
 if [ -n "$why" ]; then
 	skips 8 "--foreground -C, Ctrl-Z and fg, a member that ignores SIGTSTP" "$why"
