@@ -86,9 +86,9 @@ else
 fi
 
 # --foreground with auto (the SPEC refuses only group and pidns there):
-# the command stays in runx's process group, in a runx-* cgroup
+# the command stays in runx's process group, in the scope auto picks
 s=0
-"$RUNX" --foreground --kill-scope=auto -v -- sh -c 'echo "$(cut -d" " -f5 /proc/$$/stat) $(cut -d" " -f5 /proc/$PPID/stat)"; sed -n "s/^0:://p" /proc/self/cgroup' \
+runx --foreground --kill-scope=auto -v -- sh -c 'echo "$(cut -d" " -f5 /proc/$$/stat) $(cut -d" " -f5 /proc/$PPID/stat)"; sed -n "s/^0:://p" /proc/self/cgroup' \
 	>"$out" 2>"$TMPD/fg.err" || s=$?
 assert_eq "auto --foreground: exit 0" 0 "$s"
 assert_match "auto --foreground: the command is in runx's process group" '^([0-9]+) \1$' "$(sed -n 1p "$out")"
