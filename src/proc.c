@@ -384,18 +384,6 @@ static bool sole_thread_sigkill_pending(const struct runx_proc_stat *st)
 	return st->threads == 1 && (st->pending & (1ULL << (SIGKILL - 1))) != 0;
 }
 
-bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
-{
-	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
-	       sole_thread_sigkill_pending(st) ||
-	       runx_proc_is_dead_in(procfd, st);
-}
-
-bool runx_proc_is_exiting(const struct runx_proc_stat *st)
-{
-	return runx_proc_is_exiting_in(AT_FDCWD, st);
-}
-
 /* PF_SIGNALED: set by get_signal() (kernel/signal.c) on the thread that
  * takes a fatal signal off its queue, before a core dump and
  * do_group_exit(), which never return to the process's code
@@ -406,6 +394,18 @@ bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st)
 {
 	return sole_thread_sigkill_pending(st) ||
 	       (st->threads == 1 && (st->flags & PF_SIGNALED) != 0);
+}
+
+bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
+{
+	return ((st->flags & PF_EXITING) != 0 && st->threads == 1) ||
+	       runx_proc_is_dying_of_signal(st) ||
+	       runx_proc_is_dead_in(procfd, st);
+}
+
+bool runx_proc_is_exiting(const struct runx_proc_stat *st)
+{
+	return runx_proc_is_exiting_in(AT_FDCWD, st);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

@@ -97,10 +97,17 @@ bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st);
  * ignored nor blocked), sent to a process not stopped nor traced, makes
  * the kernel queue SIGKILL to each of its threads as it is sent
  * (complete_signal(), kernel/signal.c), and none returns to its code
- * again, though it may not have run since.  Other fatal signals (a core
- * dump's: SIGQUIT) show only once it runs.  Only a single thread's
- * SIGKILL is read: one of several may be in execve(2) from another
- * thread (de_thread() queues SIGKILL to the rest, the leader too).  For what
+ * again, though it may not have run since.  Or that thread has taken a
+ * fatal signal off its queue (PF_SIGNALED, 0x400: runx_proc_is_dying_of_
+ * signal()), which shows from there to PF_EXITING, through a core dump
+ * and a tracer's PTRACE_EVENT_EXIT stop: get_signal() clears the SIGKILL
+ * above as it takes it, so without this flag a process that a SIGTERM
+ * was ending read as alive there (report.sh's -k 0 case, once in a
+ * loaded CI run); what is left is the few instructions between the two
+ * (an interrupt may preempt it there).  Other fatal signals (a core
+ * dump's: SIGQUIT) show once it runs.  Only a single thread's SIGKILL is
+ * read: one of several may be in execve(2) from another thread
+ * (de_thread() queues SIGKILL to the rest, the leader too).  For what
  * runx names as alive (-v, --report), never to decide that a scope is empty:
  * the kernel says that (runx(1), "counts as gone").  Reads what
  * runx_proc_is_dead() reads.

@@ -161,8 +161,9 @@ static int pidns_command_pidfd(const struct runx_scope *s)
  * True if the /proc/PID/stat below procfd shows a live process: not X,
  * nor Z unless other threads of it run (a leader that called
  * pthread_exit(3) shows Z until they end; as runx_proc_is_dead(), with
- * the namespace's /proc); with running, not exiting either (PF_EXITING
- * on its only thread, as runx_proc_is_exiting()).  A stat that cannot be
+ * the namespace's /proc); with running, not exiting either
+ * (runx_proc_is_exiting(): PF_EXITING, PF_SIGNALED or a pending SIGKILL
+ * on its only thread).  A stat that cannot be
  * read but for a process gone, or parsed, counts as alive.
  */
 static bool member_alive(int procfd, const char *pid, bool running)

@@ -427,7 +427,7 @@ else
 	for f in $(declare -F | awk '$3 ~ /^checks_/ { print $3 }'); do
 		n_checks=$((n_checks + $("$f" | grep -c '|')))
 	done
-	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 12 + 6 + 7 + 5 + n_checks))
+	plan $((77 + 10 + 3 + 2 + 5 + 4 + 2 + 5 + 1 + 3 + 2 + 1 + 18 + 15 + 1 + 12 + 6 + 7 + 5 + 8 + n_checks))
 fi
 
 # --- exited ---------------------------------------------------------------------
@@ -1544,6 +1544,54 @@ for scope in child group tree cgroup pidns; do
 	assert_eq "$scope scope: a sleep that the command killed is no leftover (5 runs)" \
 		"$(printf '0 0;%.0s' 1 2 3 4 5)" "$lo"
 	assert_dead "exiting processes, $scope scope: nothing left" "$m"
+done
+
+
+# --- a process past taking its fatal signal is not alive ------------------------
+# get_signal() clears the SIGKILL that a SIGTERM queued as it takes it; from
+# there until do_exit() sets PF_EXITING the process shows PF_SIGNALED only
+# (a window that once made the -k 0 case above count a sleep alive in a
+# loaded CI run).  exit-stop.py holds the sleep there, at its
+# PTRACE_EVENT_EXIT stop; a second SIGTERM to runx ends the grace period,
+# and the count then leaves the sleep out.  The tracer lets it go once -v
+# said what the count found.
+for scope in child tree; do
+	new_marker m
+	d=$TMPD/exit-stop-$scope
+	mkdir -p "$d"
+	runx_bg -v --kill-scope="$scope" -t 60s -k 60s --report="$d/r.json" \
+		-- sleep "$m" 2>"$d/err"
+	wait_marked "$m" 2 # runx (its command line has the marker) and sleep
+	sleep_pid=$(marked_list "$m" | awk -v r="$RUNX_PID" '$1 != r && $3 == "sleep" { print $1 }')
+	"$PY" "$(dirname "$TESTLIB")/exit-stop.py" "$sleep_pid" "$d" 2>"$d/tracer" &
+	tracer=$!
+	if ! wait_file "$d/seized" 10; then
+		# runx runs on (-t 60s): its pid is its own; the tracer's may
+		# be another process's by now, so it is let go, not killed
+		touch "$d/release"
+		kill -KILL "$RUNX_PID"
+		kill_marked "$m"
+		wait "$RUNX_PID" "$tracer"
+		skips 4 "a process past its fatal signal, $scope scope" \
+			"ptrace(2) refused: $(head -c 200 "$d/tracer")"
+		continue
+	fi
+	kill -TERM "$RUNX_PID"
+	wait_file "$d/exit-stop" 20
+	flags=$(awk '{print $9}' "$d/exit-stop" 2>/dev/null)
+	assert_eq "$scope scope: the sleep at its exit stop shows PF_SIGNALED, not PF_EXITING" \
+		"$((0x400))" "$((${flags:-0} & 0x404))"
+	kill -TERM "$RUNX_PID"
+	poll 400 0.05 grep -q 'grace period was cut short' "$d/err"
+	touch "$d/release"
+	wait "$RUNX_PID"
+	s=$?
+	wait "$tracer"
+	assert_eq "$scope scope: the sleep at its exit stop is not alive after the grace period (status, killed_after_grace, alive count)" \
+		"143 0 0" "$s $(jq -r '"\(.killed_after_grace) \(.alive_after_grace.count // 0)"' "$d/r.json" 2>&1)"
+	assert_match "$scope scope: -v says what is left is exiting" \
+		'what is left is exiting, not yet gone, when the grace period was cut short' "$(cat "$d/err")"
+	assert_dead "$scope scope: a process past its fatal signal: nothing left" "$m"
 done
 
 done_testing

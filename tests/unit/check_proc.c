@@ -201,10 +201,12 @@ START_TEST(a_pending_sigkill_is_exiting)
 	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
 	ck_assert(runx_proc_is_exiting(&st));
 	ck_assert(!runx_proc_is_dying_of_signal(&st));
-	/* SIGKILL taken off the queue, PF_EXITING not set yet */
+	/* SIGKILL taken off the queue, PF_EXITING not set yet (a core dump,
+	 * a tracer's exit stop): exiting too */
 	snprintf(line, sizeof(line), STAT_LINE_PENDING, rnd | signaled, 0u);
 	ck_assert_int_eq(runx_proc_parse_stat(line, 12, &st), 0);
 	ck_assert(runx_proc_is_dying_of_signal(&st));
+	ck_assert(runx_proc_is_exiting(&st));
 }
 END_TEST
 
