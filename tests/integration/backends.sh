@@ -39,21 +39,11 @@ base_blk=$(sigblk_hex "$base_sig")
 with_ign() { printf '%016x' $((16#$base_ign | $1)); }
 with_blk() { printf '%016x' $((16#$base_blk | $1)); }
 
-# A Python program that blocks signals 32, 33 and 34 with rt_sigprocmask(2)
-# itself (x86_64: 14, aarch64: 135), then execs its arguments; empty where
-# the number is not known.
-RAW_SIGPROCMASK=
-case $(uname -m) in
-x86_64 | aarch64)
-	require_python3 "(blocks signals 32 to 34)"
-	RAW_SIGPROCMASK='import ctypes, os, sys
-nr = {"x86_64": 14, "aarch64": 135}[os.uname().machine]
-mask = ctypes.c_uint64(0x380000000)
-if ctypes.CDLL(None, use_errno=True).syscall(nr, 0, ctypes.byref(mask), None, 8) != 0:
-    sys.exit("rt_sigprocmask: %s" % os.strerror(ctypes.get_errno()))
-os.execv(sys.argv[1], sys.argv[1:])'
-	;;
-esac
+# rawsig.py (lib.sh's) blocks signals 32, 33 and 34 with rt_sigprocmask(2)
+# itself where it knows the number; RAW_BLOCK is empty where it does not.
+RAW_BLOCK=
+require_python3 "(blocks signals 32 to 34)"
+"$PY" "$RAWSIG" known && RAW_BLOCK=1
 
 run_b() { # run_b BACKEND ARGS...: runx with that backend, prints status
 	local s=0
@@ -126,12 +116,12 @@ for b in $ALL_BACKENDS; do
 	# ... also the C library's reserved real-time signals 32 to 34, which
 	# runx blocks itself with the system call (glibc's sigprocmask() drops
 	# 32 and 33, so they are blocked here with rt_sigprocmask(2) itself)
-	if [ -z "$RAW_SIGPROCMASK" ]; then
+	if [ -z "$RAW_BLOCK" ]; then
 		skip "$b: 32 to 34 blocked before runx stay blocked" "no rt_sigprocmask number known for $(uname -m)"
 	elif [ "$b" = posix_spawn ] && ldd "$RUNX" >/dev/null 2>&1; then
 		skip "$b: 32 to 34 blocked before runx stay blocked" "glibc's posix_spawn sets the child's mask without 32 and 33 (runx(1), Launch backend)"
 	else
-		sig=$("$PY" -c "$RAW_SIGPROCMASK" "$RUNX" --launch="$b" -- "${sig_state_cmd[@]}" | tr -s '\t ' ' ' | tr '\n' ' ')
+		sig=$("$PY" "$RAWSIG" block 380000000 "$RUNX" --launch="$b" -- "${sig_state_cmd[@]}" | tr -s '\t ' ' ' | tr '\n' ' ')
 		assert_eq "$b: 32 to 34 blocked before runx stay blocked in the command" \
 			"$(with_blk 0x380000000)" "$(sigblk_hex "$sig")"
 	fi

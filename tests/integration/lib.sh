@@ -33,32 +33,21 @@ set -u
 # command's mask and dispositions against what runx was started with, and
 # send signals that an inherited SIG_IGN would swallow.  Signals 32 to 34
 # are the C library's own (glibc refuses to reset 32 and 33, so perl
-# cannot): where python3 knows the system calls' numbers, rt_sigaction(2)
-# and rt_sigprocmask(2) reset all 64 themselves; else perl resets the
-# others, and backends.sh compares against this shell's state.
+# cannot): where python3 knows the system calls' numbers, rawsig.py resets
+# all 64 with rt_sigaction(2) and rt_sigprocmask(2) themselves; else perl
+# resets the others, and backends.sh compares against this shell's state.
 _sig_dirty() {
 	local blk ign
 	blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/self/status)
 	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status)
 	(((16#$blk | 16#$ign) & ~${1:-0}))
 }
+RAWSIG=$(dirname "${BASH_SOURCE[0]}")/rawsig.py
 if [ -z "${RUNX_TEST_CLEAN_SIGNALS:-}" ] && _sig_dirty; then
-	case $(uname -m) in
-	x86_64 | aarch64)
-		if command -v python3 >/dev/null; then
-			RUNX_TEST_CLEAN_SIGNALS=1 exec python3 -c '
-import ctypes, os, sys
-act, mask = {"x86_64": (13, 14), "aarch64": (134, 135)}[os.uname().machine]
-libc = ctypes.CDLL(None)
-dfl = (ctypes.c_ulong * 4)()  # handler SIG_DFL, no flags, no mask
-for sig in range(1, 65):
-    if sig not in (9, 19):
-        libc.syscall(act, sig, ctypes.byref(dfl), None, 8)
-libc.syscall(mask, 2, ctypes.byref(ctypes.c_uint64(0)), None, 8)
-os.execv(sys.argv[1], sys.argv[1:])' "$BASH" "$0" "$@"
-		fi
-		;;
-	esac
+	if command -v python3 >/dev/null && python3 "$RAWSIG" known; then
+		RUNX_TEST_CLEAN_SIGNALS=1 exec python3 "$RAWSIG" reset \
+			"$BASH" "$0" "$@"
+	fi
 	_sig_dirty 0x180000000 &&
 		RUNX_TEST_CLEAN_SIGNALS=1 exec perl -e '
 		use POSIX;
