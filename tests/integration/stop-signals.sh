@@ -335,7 +335,7 @@ assert_dead "SIGPWR ignored when runx started, listed: nothing left" "$m"
 # machine's core_pattern puts cores), though runx may dump core here (its
 # soft RLIMIT_CORE raised to the hard limit).  A Python parent starts runx,
 # sends SIG once attempt 1 ran and prints "STATUS CORE" ("none" if
-# attempt 1 never ran).
+# attempt 1 never ran).  It runs in $TMPD/cwd (see the cases above).
 cat >"$TMPD/between.py" <<'EOF2'
 import os, resource, signal, sys, time
 sig, ran, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
@@ -362,7 +362,9 @@ between_case() {
 		return
 	fi
 	new_marker m
-	out=$("$PY" "$TMPD/between.py" "$(kill -l "$sig")" "$TMPD/attempt.$m" "$RUNX" "${LAUNCH_ARGS[@]}" \
+	# in $TMPD/cwd: a core_pattern of "core" (a relative name) would
+	# leave a failing runx's core there, not where the suite was started
+	out=$(cd "$TMPD/cwd" && "$PY" "$TMPD/between.py" "$(kill -l "$sig")" "$TMPD/attempt.$m" "$RUNX" "${LAUNCH_ARGS[@]}" \
 		--attempts=3 --retry-delay=30 -- sh -c "echo ran >>$TMPD/attempt.$m; exit 1")
 	assert_eq "SIG$sig in the wait before attempt 2: the run ends by it" $((128 + $(kill -l "$sig"))) "${out%% *}"
 	assert_eq "SIG$sig in the wait before attempt 2: no attempt 2" 1 "$(grep -c . "$TMPD/attempt.$m" 2>/dev/null)"
