@@ -33,9 +33,11 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "log.h"
 #include "pidns.h"
 #include "proc.h"
 #include "scope_impl.h"
+#include "signals.h"
 #include "syscalls.h"
 
 /* The scope's own state (struct runx_scope.priv). */
@@ -470,10 +472,13 @@ static bool read_pending(pid_t pid, unsigned long long *mask)
  * (pidns_init.c init_loop(); proc(5) for both files), or has exited (a
  * zombie, 'Z', until runx reaps it: it exits once the command ended and
  * nothing is left, as when sig killed all).  Polls every 50 us, for at
- * most FORWARD_WAIT_NS of CLOCK_MONOTONIC.
+ * most FORWARD_WAIT_NS of CLOCK_MONOTONIC; says with -v when that ran
+ * out (the init stopped from outside, or not given a CPU: then the count
+ * that follows may find the job alive).
  */
 static void pidns_wait_forward(pid_t init, int sig)
 {
+	char name[32];
 	const struct timespec step = {0, 50 * 1000};
 	unsigned long long pending, bit = 1ULL << (sig - 1);
 	struct runx_proc_stat st;
@@ -488,9 +493,15 @@ static void pidns_wait_forward(pid_t init, int sig)
 		if (st.state == 'Z' || st.state == 'X')
 			return; /* the init has exited: the namespace is
 				 * gone or being killed (pid_namespaces(7)) */
-		if (runx_now_ns() >= until)
-			return; /* on the clock: a loaded machine's polls
-				 * last longer than 50 us */
+		/* on the clock: a loaded machine's polls last longer than
+		 * 50 us */
+		if (runx_now_ns() >= until) {
+			runx_verbose("the pid namespace's init did not forward "
+				     "%s within %lld ms: going on",
+				     runx_signal_name(sig, name, sizeof(name)),
+				     FORWARD_WAIT_NS / 1000000);
+			return;
+		}
 		nanosleep(&step, NULL);
 	}
 }
