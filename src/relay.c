@@ -35,11 +35,20 @@ static void close_stream(struct runx_relay_stream *s)
  */
 static void end_stream(struct runx_relay *r, struct runx_relay_stream *s)
 {
+	r->dropped = r->dropped || s->error != 0;
 	if (s->error != 0 && s->error != EPIPE && r->error == 0) {
 		r->error = s->error;
 		r->error_slot = s->slot;
 	}
 	close_stream(s);
+}
+
+bool runx_relay_take_dropped(struct runx_relay *r)
+{
+	bool d = r->dropped;
+
+	r->dropped = false;
+	return d;
 }
 
 int runx_relay_take_error(struct runx_relay *r, int *slot)
@@ -155,6 +164,7 @@ int runx_relay_setup(struct runx_relay *r, struct runx_stdio *stdio)
 
 	r->nstreams = 0;
 	r->error = r->error_slot = 0;
+	r->dropped = false;
 	r->child_end[0] = r->child_end[1] = -1;
 	for (int slot = 1; slot <= 2; slot++) {
 		if (dst[slot] < 0)

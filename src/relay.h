@@ -35,6 +35,7 @@ struct runx_relay {
 	int nstreams;
 	int child_end[2]; /* pipe write ends for the child, -1 after launch */
 	int error, error_slot; /* first destination error but EPIPE, 0 */
+	bool dropped; /* a destination failed since runx_relay_take_dropped() */
 };
 
 /*
@@ -77,6 +78,15 @@ size_t runx_relay_pump(struct runx_relay *r, const struct pollfd *p, int n);
  * was closed, so the command gets SIGPIPE on its next write to it.
  */
 int runx_relay_take_error(struct runx_relay *r, int *slot);
+
+/*
+ * True, once, if a destination failed (EPIPE included: its reader went
+ * away) since the last call: the output runx held for it was dropped and
+ * the stream closed.  For the idle deadline, that is the moment runx
+ * stopped holding output (runx(1), --idle-timeout): a command that was
+ * blocked on its write was not silent until then.
+ */
+bool runx_relay_take_dropped(struct runx_relay *r);
 
 /*
  * True while output waits for a slow reader: a destination that took

@@ -576,7 +576,11 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	ev->command = p[7].revents != 0;
 	ev->scope_event = p[5].revents != 0;
 	ev->log_room = p[8].revents != 0;
-	if (nrelay > 0 && runx_relay_pump(s->relay, &p[relay_at], nrelay) > 0)
+	/* output read, or held output dropped (its reader went away): the
+	 * idle deadline counts silence from here */
+	size_t moved =
+	    nrelay > 0 ? runx_relay_pump(s->relay, &p[relay_at], nrelay) : 0;
+	if (moved > 0 || (nrelay > 0 && runx_relay_take_dropped(s->relay)))
 		s->last_output_ns = runx_now_ns();
 	if (nrelay > 0)
 		tell_relay_error(s);

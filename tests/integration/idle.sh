@@ -16,9 +16,9 @@ for t in sha256sum timeout setsid; do
 done
 
 # 22 the idle deadline, 8 with -t, 3 closed streams, 3 stdin and SIGPIPE,
-# 13 + 14 byte-exact relays, 4 order of >F 2>&1, 2 slow readers, 9
-# grandchildren
-plan $((22 + 8 + 3 + 3 + 13 + 14 + 4 + 2 + 9))
+# 13 + 14 byte-exact relays, 4 order of >F 2>&1, 2 slow readers, 2 a
+# reader that leaves, 9 grandchildren
+plan $((22 + 8 + 3 + 3 + 13 + 14 + 4 + 2 + 2 + 9))
 
 # --- own helpers ---------------------------------------------------------------
 
@@ -305,6 +305,31 @@ for n in 100000 1000000; do
 	got=$(hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=60 -- head -c "$n" /dev/zero | { sleep 1; wc -c; })
 	assert_eq "relay to a slow reader: all $n bytes arrive" "$n" "${got// /}"
 done
+
+# A reader that leaves without reading: the idle deadline counts silence
+# from the moment runx dropped the output it held for it, not from the
+# command's last write before (the command was blocked on that write, not
+# silent).  The reader leaves 2.5 s in, between two of the idle timer's
+# 1 s checks: runx fired at the next check, 0.5 s after the drop, before
+# (trial 11).  A lower bound only: a loaded machine makes the gap longer.
+new_marker m
+hang_guard 120 "$RUNX" "${LAUNCH_ARGS[@]}" --idle-timeout=1 -k 1 --report="$TMPD/drop.json" -- \
+	sh -c 'head -c 3000000 /dev/zero; exec sleep "$1"' sh "$m" |
+	{
+		sleep 2.5
+		date +%s.%N >"$TMPD/drop.left"
+	}
+gap=$("$PY" -c '
+import datetime, json, sys
+r = json.load(open(sys.argv[1]))
+t0 = datetime.datetime.strptime(r["start_time"].replace("Z", "+0000"),
+                                "%Y-%m-%dT%H:%M:%S.%f%z").timestamp()
+left = float(open(sys.argv[2]).read())
+print("%s %.3f" % (r["reason"], t0 + r["signals_sent"][0]["time"] - left))
+' "$TMPD/drop.json" "$TMPD/drop.left" 2>&1)
+assert_true "a reader that left without reading: idle_timeout at least 1 s after it left (reason, gap in s: $gap)" \
+	awk -v g="$gap" 'BEGIN { split(g, a, " "); exit !(a[1] == "idle_timeout" && a[2] >= 0.95) }'
+assert_dead "a reader that left without reading: nothing left" "$m"
 
 # --- a grandchild of another session holds the output pipe ---------------------------------
 # It ignores TERM and is outside the group scope; runx must not wait for the
