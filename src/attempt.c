@@ -279,6 +279,11 @@ int runx_attempt_supervise(struct runx_attempt *a,
 			 "cannot verify that the scope is empty %d s after "
 			 "SIGKILL",
 			 RUNX_KILL_WAIT_S);
+	else if (res->unreleased)
+		snprintf(res->error, sizeof(res->error),
+			 "the command has ended, but %d s after SIGKILL runx "
+			 "still cannot reap it: a tracer holds it",
+			 RUNX_KILL_WAIT_S);
 	else if (res->unkillable > 0)
 		snprintf(res->error, sizeof(res->error),
 			 "%d process%s still alive %d s after SIGKILL%s",

@@ -89,6 +89,9 @@ struct runx_result {
 	bool unreached;		   /* one of them was not in D: the SIGKILL did
 				    * not reach it (exit status 125) */
 	bool unverified;	   /* the scope could not be seen at the end */
+	bool unreleased;	   /* nothing else left, the command has ended
+				    * but runx cannot reap it: its tracer holds
+				    * the zombie (ptrace(2)) */
 	bool total_timeout;	   /* the run's deadline (--total-timeout) ended
 				    * it: reason is RUNX_END_TIMEOUT */
 	struct runx_cgroup_usage usage;	 /* the job's cgroup, once empty */

@@ -312,6 +312,45 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 }
 
 /*
+ * RUNX_KILL_WAIT_NS after SIGKILL, with the census counting alive (0 or
+ * 1) processes: true if the command has ended (a zombie, /proc/PID/stat)
+ * that runx cannot reap, for a tracer holds it (the kernel lets only the
+ * tracer reap a traced child: wait_consider_task(), kernel/exit.c), and
+ * the one the census counted, if any, is that zombie as far as it can
+ * tell (the tree scope counts a zombie child of runx's without listing
+ * it; one listed must be the command).  Says so and ends the supervision
+ * (res->unreleased, and res->unkillable: the scope is not verified empty,
+ * so no further attempt); the command counts as killed by SIGKILL.
+ */
+static bool command_unreleased(struct supervisor *s, int alive)
+{
+	char where[PATH_MAX + 32];
+	struct runx_proc_stat st;
+	pid_t pids[2];
+	struct runx_census c = {.pids = pids, .maxpids = 2, .want_count = true};
+
+	if (runx_proc_stat(s->res->pid, &st) < 0 || !runx_proc_is_dead(&st))
+		return false;
+	if (alive == 1) {
+		runx_scope_census(s->scope, &c);
+		if (c.state == RUNX_CENSUS_UNKNOWN || c.count != 1 ||
+		    (c.npids == 1 && pids[0] != s->res->pid))
+			return false;
+	}
+	s->res->unreleased = true;
+	s->res->unkillable = 1; /* not verified empty: no further attempt */
+	runx_error("the command (pid %d) in %s has ended, but %d s after "
+		   "SIGKILL runx still cannot reap it: a tracer holds it; "
+		   "giving up on it",
+		   (int)s->res->pid, sup_scope_text(s, where, sizeof(where)),
+		   RUNX_KILL_WAIT_S);
+	s->exited = true;
+	s->res->wait_status = SIGKILL; /* as waitpid(2) would say */
+	s->phase = DONE;
+	return true;
+}
+
+/*
  * RUNX_KILL_WAIT_NS after SIGKILL the scope is still not empty: what is
  * left should only be in uninterruptible sleep with SIGKILL pending, or
  * the census cannot see it.  Says so and ends the supervision; an
@@ -328,6 +367,8 @@ void sup_give_up(struct supervisor *s)
 
 	if (alive == 0 && s->exited)
 		return; /* the loop sees the empty scope */
+	if (alive <= 1 && command_unreleased(s, alive))
+		return;
 	if (alive == 0)
 		alive = 1; /* the command itself, not reaped yet */
 	s->res->unkillable = alive;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""exit-stop.py PID DIR: holds process PID at its PTRACE_EVENT_EXIT stop.
+"""exit-stop.py [--hold] PID DIR: holds process PID at its PTRACE_EVENT_EXIT stop.
 
 Seizes PID (ptrace(2) PTRACE_SEIZE with PTRACE_O_TRACEEXIT; root, or
 PID's parent's permissions), writes DIR/seized, passes on every signal
@@ -10,6 +10,12 @@ again) writes DIR/exit-stop, then waits until DIR/release exists (up
 to 120 s) and detaches, which lets PID end.  A SIGKILL sent meanwhile
 does not end the stop: the kernel drops a signal to a process whose
 group exit started (prepare_signal(), kernel/signal.c).
+
+With --hold it seizes PID (no options), writes DIR/seized, and never
+waits for it: PID stops at its next signal (a signal-delivery-stop) and,
+once a SIGKILL ends it, stays a zombie that only this tracer may reap
+(wait_consider_task(), kernel/exit.c); when DIR/release exists (up to
+120 s) it exits, which detaches PID and leaves the zombie to its parent.
 
 Exit 0 once detached; 1 with the reason on stderr if PID ended before
 its exit stop, or ptrace(2) failed.
@@ -41,10 +47,22 @@ def ptrace(request, pid, data=0):
                  f"{os.strerror(err)}")
 
 
+def wait_release(where):
+    release = os.path.join(where, "release")
+    until = time.monotonic() + 120
+    while not os.path.exists(release) and time.monotonic() < until:
+        time.sleep(0.01)
+
+
 def main():
-    pid, where = int(sys.argv[1]), sys.argv[2]
-    ptrace(PTRACE_SEIZE, pid, PTRACE_O_TRACEEXIT)
+    hold = sys.argv[1:2] == ["--hold"]
+    args = sys.argv[2:] if hold else sys.argv[1:]
+    pid, where = int(args[0]), args[1]
+    ptrace(PTRACE_SEIZE, pid, 0 if hold else PTRACE_O_TRACEEXIT)
     open(os.path.join(where, "seized"), "w").close()
+    if hold:
+        wait_release(where)
+        return 0
     while True:
         _, status = os.waitpid(pid, WALL)
         if not os.WIFSTOPPED(status):
@@ -61,10 +79,7 @@ def main():
         stat = f.read()
     with open(os.path.join(where, "exit-stop"), "w") as f:
         f.write(stat)
-    release = os.path.join(where, "release")
-    until = time.monotonic() + 120
-    while not os.path.exists(release) and time.monotonic() < until:
-        time.sleep(0.01)
+    wait_release(where)
     ptrace(PTRACE_DETACH, pid, 0)
     return 0
 

@@ -10,6 +10,9 @@
 # it)"; and the sleep is alive once runx returned (the fault was real; the
 # test then ends it).  The cgroup scope kills through cgroup.kill, a
 # write that the filter does not refuse: status 0, nothing left.
+# A command held by a tracer that never waits (exit-stop.py --hold):
+# SIGKILL ends it, but only the tracer may reap it; 10 s later runx says
+# the command has ended and cannot be reaped, not that it is alive.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$TESTLIB"
 require_python3 "(installs the seccomp filter)"
@@ -20,8 +23,9 @@ s=0
 [ "$s" = 77 ] && skip_all "no seccomp filter here: $(cat "$TMPD/deny.err")"
 probe_scopes
 
-# 2 the filter, 3 per scope that signals, 2 for the cgroup scope
-plan $((2 + 3 * 2 + 2))
+# 2 the filter, 3 per scope that signals, 2 for the cgroup scope, 3 a
+# command its tracer holds
+plan $((2 + 3 * 2 + 2 + 3))
 
 # the filter refuses SIGKILL and lets SIGTERM through
 new_marker m
@@ -61,5 +65,36 @@ else
 		"$(cat "$TMPD/cg.err")"
 	assert_dead "cgroup scope, SIGKILL refused: nothing left" "$m"
 fi
+
+# --- a command its tracer holds --------------------------------------------------
+new_marker m
+d=$TMPD/held
+mkdir -p "$d"
+runx_bg --kill-scope=tree -k 0.2 --report="$d/r.json" -- sleep "$m" 2>"$d/err"
+wait_marked "$m" 2 # runx (its command line has the marker) and sleep
+sleep_pid=$(marked_list "$m" | awk -v r="$RUNX_PID" '$1 != r && $3 == "sleep" { print $1 }')
+"$PY" "$(dirname "$TESTLIB")/exit-stop.py" --hold "$sleep_pid" "$d" 2>"$d/tracer" &
+tracer=$!
+if wait_file "$d/seized" 10; then
+	kill -TERM "$RUNX_PID"
+	wait_pid_exit "$RUNX_PID" 60
+	touch "$d/release"
+	wait "$tracer"
+	assert_match "a command its tracer holds: runx says it has ended and cannot be reaped (status $WAIT_STATUS)" \
+		"runx: the command \\(pid $sleep_pid\\) in [^;]* has ended, but 10 s after SIGKILL runx still cannot reap it: a tracer holds it; giving up on it" \
+		"$(cat "$d/err")"
+	assert_eq "a command its tracer holds: so does the report" \
+		"the command has ended, but 10 s after SIGKILL runx still cannot reap it: a tracer holds it" \
+		"$(jq -r .error "$d/r.json" 2>&1)"
+else
+	# runx runs on (no deadline): its pid is its own; the tracer's is let go
+	touch "$d/release"
+	kill -KILL "$RUNX_PID"
+	kill_marked "$m"
+	wait "$RUNX_PID" "$tracer"
+	skips 2 "a command its tracer holds" "ptrace(2) refused: $(head -c 200 "$d/tracer")"
+fi
+wait_gone "$m" 10
+assert_dead "a command its tracer holds: nothing left once the tracer let go" "$m"
 
 done_testing
