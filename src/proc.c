@@ -646,14 +646,14 @@ bool runx_proc_is_own_namespace(void)
 	return atoi(buf) == (int)getpid();
 }
 
-int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
+/* runx_proc_cmdline_raw() of the file at path. */
+static int cmdline_at(const char *path, char *buf, size_t size, bool *cut)
 {
-	char path[64], more;
+	char more;
 	int fd;
 	ssize_t n;
 
 	*cut = false;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
 	n = size > 0 ? read(fd, buf, size) : 0;
@@ -667,6 +667,45 @@ int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
 	}
 	close(fd);
 	return n < 0 ? -e : (int)n;
+}
+
+/* The first thread of pid's listed in /proc/PID/task other than its
+ * leader, or 0 (none, or the directory cannot be read).  One fd. */
+static pid_t other_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	pid_t tid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (d == NULL)
+		return 0;
+	while (tid == 0 && (e = readdir(d)) != NULL)
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != (int)pid)
+			tid = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return tid;
+}
+
+int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	int n = cmdline_at(path, buf, size, cut);
+	if (n != 0)
+		return n;
+	/* empty: a leader that called pthread_exit(3) has no memory of its
+	 * own to read from while its other threads run; theirs is the same
+	 * (proc_pid_cmdline_read(), fs/proc/base.c, reads the task's mm) */
+	pid_t tid = other_thread(pid);
+	if (tid <= 0)
+		return n;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/cmdline", (int)pid,
+		 (int)tid);
+	int m = cmdline_at(path, buf, size, cut);
+	return m > 0 ? m : 0; /* that thread gone too: empty, as read */
 }
 
 uint64_t runx_proc_uptime_ticks(void)

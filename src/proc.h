@@ -296,8 +296,11 @@ bool runx_proc_is_own_namespace(void);
  * empty arguments after it).  *cut is true where there was more: then
  * the last argument may be a part of one, and has no NUL if so (the
  * length is then size - 1).  A title rewritten with no NUL at its end
- * (setproctitle) is read as it is, a last argument with no NUL.  Returns
- * the length, or -errno (proc(5)).
+ * (setproctitle) is read as it is, a last argument with no NUL.  Where
+ * it is empty and the process has another thread (a leader that called
+ * pthread_exit(3) reads empty while they run), that thread's
+ * /proc/PID/task/TID/cmdline is read instead.  Returns the length, or
+ * -errno (proc(5)).  One fd at a time.
  */
 int runx_proc_cmdline_raw(pid_t pid, char *buf, size_t size, bool *cut);
 

@@ -54,7 +54,7 @@ esac
 
 # --- the plan ------------------------------------------------------------------------
 # looks-dead cases: "SCOPE PLACE IGNORE" (PLACE: the command itself or a
-# background grandchild; IGNORE: 1 if it ignores TERM); 4 checks each, 5
+# background grandchild; IGNORE: 1 if it ignores TERM); 5 checks each, 6
 # with the cgroup scope
 ZL_CASES=(
 	"group direct 1" "group grand 1" "group grand 0"
@@ -66,7 +66,7 @@ ZL_CASES=(
 TRAP_SIGS=(ABRT SEGV PIPE XCPU USR1 RTMIN+3)
 nplan=0
 for c in "${ZL_CASES[@]}"; do
-	nplan=$((nplan + 4))
+	nplan=$((nplan + 5))
 	[ "${c%% *}" = cgroup ] && nplan=$((nplan + 1))
 done
 nplan=$((nplan + 3 * ${#TRAP_SIGS[@]})) # pidns: a trapped first signal
@@ -406,8 +406,8 @@ for c in "${ZL_CASES[@]}"; do
 	what="$sc scope, the command's"
 	[ "$place" = direct ] && what="$what own process" || what="$what background grandchild"
 	name="$what looks dead (main thread exited, a thread runs$([ "$ign" = 1 ] && echo ", TERM ignored")"
-	n=4
-	[ "$sc" = cgroup ] && n=5
+	n=5
+	[ "$sc" = cgroup ] && n=6
 	why=$(scope_missing "$sc")
 	[ -z "$SYS_EXIT" ] && why="no exit(2) number known for $(uname -m)"
 	if [ -n "$why" ]; then
@@ -424,7 +424,8 @@ for c in "${ZL_CASES[@]}"; do
 			zl=(sh -c '"$0" "$@" & sleep "$2"; :' "${zl[@]}")
 		fi
 		t0=$(now_ms)
-		bg_scope "$sc" -t "$t" -k "$grace" -- "${zl[@]}"
+		rm -f "$TMPD/zl.json"
+		bg_scope "$sc" --report="$TMPD/zl.json" -t "$t" -k "$grace" -- "${zl[@]}"
 		pid=$(pid_of "$m" "$PY") || pid=
 		start=
 		[ -n "$pid" ] && start=$(H start "$pid")
@@ -454,6 +455,10 @@ for c in "${ZL_CASES[@]}"; do
 	else
 		not_ok "$name): 124 within $bound s" "status $RUNX_STATUS after $el ms; stderr: $(cat "$TMPD/err")"
 	fi
+	# its leader's /proc/PID/cmdline reads empty (no memory of its own):
+	# the report names it by its live thread's (argv was [] before)
+	named=$(jq -r --argjson p "${pid:-0}" '[.alive_at_deadline.processes[]? | select(.pid == $p) | .argv | join(" ")] | .[0] // "not named"' "$TMPD/zl.json" 2>&1)
+	assert_match "$name): named at the deadline with its command line" "(^| )$m( |$)" "$named"
 	if [ "$RUNX_STATUS" = hung ]; then
 		not_ok "$name): gone once runx returned, as a pidfd says" "runx never returned"
 	elif [ -z "$start" ]; then
