@@ -580,7 +580,10 @@ static int wait_events(struct supervisor *s, struct events *ev)
 	 * idle deadline counts silence from here */
 	size_t moved =
 	    nrelay > 0 ? runx_relay_pump(s->relay, &p[relay_at], nrelay) : 0;
-	if (moved > 0 || (nrelay > 0 && runx_relay_take_dropped(s->relay)))
+	/* taken every round: a drop left for a later round would restart
+	 * the silence there, when nothing happened */
+	bool dropped = nrelay > 0 && runx_relay_take_dropped(s->relay);
+	if (moved > 0 || dropped)
 		s->last_output_ns = runx_now_ns();
 	if (nrelay > 0)
 		tell_relay_error(s);
