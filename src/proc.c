@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "decimal.h"
+#include "signals.h"
 #include "syscalls.h"
 
 /* Reads up to size-1 bytes of a small /proc file; length or -errno. */
@@ -406,6 +407,72 @@ bool runx_proc_is_exiting_in(int procfd, const struct runx_proc_stat *st)
 bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 {
 	return runx_proc_is_exiting_in(AT_FDCWD, st);
+}
+
+/* The hex value of status line "NAME:\t..." in text, in *v: false if
+ * there is none. */
+static bool status_hex(const char *text, const char *name,
+		       unsigned long long *v)
+{
+	size_t len = strlen(name);
+
+	for (const char *l = text; l != NULL && *l != '\0';) {
+		if (strncmp(l, name, len) == 0 && l[len] == ':') {
+			char *end;
+			errno = 0;
+			*v = strtoull(l + len + 1, &end, 16);
+			return errno == 0 && end != l + len + 1;
+		}
+		l = strchr(l, '\n');
+		l = l != NULL ? l + 1 : NULL;
+	}
+	return false;
+}
+
+/* The first letter of status line "State:" in text, or 0. */
+static char status_state(const char *text)
+{
+	const char *l = strstr(text, "\nState:");
+
+	if (l != NULL)
+		l += 7;
+	else if (strncmp(text, "State:", 6) == 0)
+		l = text + 6;
+	if (l == NULL)
+		return 0;
+	l += strspn(l, " \t");
+	return *l;
+}
+
+bool runx_proc_status_signal_ending(const char *text)
+{
+	unsigned long long shd, pnd, blk, ign, cgt, threads, ending = 0;
+	char state = status_state(text);
+
+	if (!status_hex(text, "ShdPnd", &shd) ||
+	    !status_hex(text, "SigPnd", &pnd) ||
+	    !status_hex(text, "SigBlk", &blk) ||
+	    !status_hex(text, "SigIgn", &ign) ||
+	    !status_hex(text, "SigCgt", &cgt) || state == 0 || state == 'T' ||
+	    state == 't')
+		return false;
+	const char *t = strstr(text, "\nThreads:");
+	threads = t != NULL ? strtoull(t + 9, NULL, 10) : 0;
+	if (threads != 1)
+		return false;
+	for (int sig = 1; sig <= 64; sig++)
+		if (runx_signal_can_end(sig))
+			ending |= 1ULL << (sig - 1);
+	return ((shd | pnd) & ~blk & ~ign & ~cgt & ending) != 0;
+}
+
+bool runx_proc_signal_ending(pid_t pid)
+{
+	char path[64], text[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return read_small(path, text, sizeof(text)) > 0 &&
+	       runx_proc_status_signal_ending(text);
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),

@@ -127,6 +127,27 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st);
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st);
 
 /*
+ * True if text, a /proc/PID/status, shows a process of one thread, not
+ * stopped nor traced (State T, t), with a signal pending (ShdPnd or
+ * SigPnd) whose action ends it (runx_signal_can_end()) and that it
+ * neither blocks, ignores nor catches: it runs none of its own code
+ * again.  The signal lines are one snapshot (task_sig(), fs/proc/array.c,
+ * reads them under the siglock), unlike /proc/PID/stat's flags and
+ * pending set, which a process that get_signal() is taking SIGKILL from
+ * can change between two fields; and a SIGTERM that complete_signal()
+ * turned into a group exit stays in ShdPnd until the process is
+ * released.  So it tells a dying process that runx_proc_is_exiting()
+ * read as alive.  False for text it cannot read so.  No errors.
+ */
+bool runx_proc_status_signal_ending(const char *text);
+
+/*
+ * runx_proc_status_signal_ending() of /proc/PID/status, read now (one
+ * fd); false if it cannot be read.  For what runx names as alive only.
+ */
+bool runx_proc_signal_ending(pid_t pid);
+
+/*
  * True if /proc/PID/task lists more than one thread (the leader may be a
  * zombie then), or cannot be read for another reason than the process
  * being gone (ENOENT, ESRCH): unknown counts as alive.  One fd.

@@ -101,7 +101,7 @@ static enum named_read read_named(pid_t pid, uint64_t now_ticks, long hz,
 
 	if (!trusted || runx_proc_stat(pid, &st) < 0)
 		return still_there(pid) ? READ_UNSEEN : READ_GONE;
-	if (runx_proc_is_exiting(&st))
+	if (runx_proc_is_exiting(&st) || runx_proc_signal_ending(pid))
 		return READ_GONE;
 	np->pid = pid;
 	np->age_ns = now_ticks > st.start_time

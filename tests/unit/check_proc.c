@@ -210,6 +210,60 @@ START_TEST(a_pending_sigkill_is_exiting)
 }
 END_TEST
 
+/* The status text of a process: state, threads and the signal lines. */
+static void status_text(char *buf, size_t size, char state, int threads,
+			unsigned long long shd, unsigned long long pnd,
+			unsigned long long blk, unsigned long long cgt)
+{
+	snprintf(buf, size,
+		 "Name:\tsleep\nUmask:\t0022\nState:\t%c (x)\nTgid:\t7\n"
+		 "Threads:\t%d\nSigQ:\t1/1000\nSigPnd:\t%016llx\n"
+		 "ShdPnd:\t%016llx\nSigBlk:\t%016llx\n"
+		 "SigIgn:\t0000000000001000\nSigCgt:\t%016llx\n"
+		 "CapInh:\t0000000000000000\n",
+		 state, threads, pnd, shd, blk, cgt);
+}
+
+/*
+ * /proc/PID/status: a signal pending that ends the process, neither
+ * blocked, ignored nor caught, on one thread not stopped nor traced, is a
+ * process dying (the SIGTERM complete_signal() made a group exit of stays
+ * in ShdPnd); any of those otherwise is not.
+ */
+START_TEST(a_pending_fatal_signal_in_status_is_ending)
+{
+	const unsigned long long term = 1ULL << (SIGTERM - 1),
+				 chld = 1ULL << (SIGCHLD - 1),
+				 rt40 = 1ULL << (40 - 1),
+				 pipe = 1ULL << (SIGPIPE - 1);
+	char t[1024];
+
+	status_text(t, sizeof(t), 'R', 1, term, 0, 0, 0);
+	ck_assert(runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'S', 1, 0, rt40, 0, 0);
+	ck_assert(runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'R', 1, term, 0, 0, term); /* caught */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'R', 1, term, 0, term, 0); /* blocked */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'R', 1, pipe, 0, 0, 0); /* ignored (SigIgn) */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'T', 1, term, 0, 0, 0); /* stopped */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 't', 1, term, 0, 0, 0); /* traced */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'R', 2, term, 0, 0, 0); /* two threads */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	status_text(t, sizeof(t), 'R', 1, chld, chld, 0, 0); /* ends none */
+	ck_assert(!runx_proc_status_signal_ending(t));
+	ck_assert(!runx_proc_status_signal_ending("State:\tR (running)\n"));
+	ck_assert(!runx_proc_status_signal_ending(""));
+	/* runx's own: nothing pending */
+	ck_assert(!runx_proc_signal_ending(getpid()));
+	ck_assert(!runx_proc_signal_ending(-1));
+}
+END_TEST
+
 START_TEST(a_name_with_parentheses_and_spaces)
 {
 	struct runx_proc_stat st;
@@ -684,6 +738,7 @@ int main(void)
 	tcase_add_test(tc, a_process_being_released);
 	tcase_add_test(tc, a_line_that_is_not_one);
 	tcase_add_test(tc, a_pending_sigkill_is_exiting);
+	tcase_add_test(tc, a_pending_fatal_signal_in_status_is_ending);
 	tcase_add_test(tc, a_name_with_parentheses_and_spaces);
 	tcase_add_test(tc, a_fork_copy_until_its_exec);
 	tcase_add_test(tc, a_zombie_shows_no_image);
