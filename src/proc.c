@@ -475,6 +475,18 @@ bool runx_proc_signal_ending(pid_t pid)
 	       runx_proc_status_signal_ending(text);
 }
 
+pid_t runx_proc_tracer(pid_t pid)
+{
+	char path[64], text[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	ssize_t n = read_small(path, text, sizeof(text));
+	if (n < 0)
+		return (pid_t)n;
+	const char *t = strstr(text, "\nTracerPid:");
+	return t != NULL ? (pid_t)strtol(t + 11, NULL, 10) : -ENOENT;
+}
+
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
 		   void *arg)
 {

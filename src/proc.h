@@ -148,6 +148,13 @@ bool runx_proc_status_signal_ending(const char *text);
 bool runx_proc_signal_ending(pid_t pid);
 
 /*
+ * The pid of the process that ptraces pid (/proc/PID/status TracerPid:
+ * a zombie's tracer shows until it reaps or lets go of it), 0 if none, or
+ * -errno if the file cannot be read.  One fd.
+ */
+pid_t runx_proc_tracer(pid_t pid);
+
+/*
  * True if /proc/PID/task lists more than one thread (the leader may be a
  * zombie then), or cannot be read for another reason than the process
  * being gone (ENOENT, ESRCH): unknown counts as alive.  One fd.

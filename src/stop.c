@@ -314,7 +314,8 @@ void sup_escalate(struct supervisor *s, enum escalation why)
 /*
  * RUNX_KILL_WAIT_NS after SIGKILL, with the census counting alive (0 or
  * 1) processes: true if the command has ended (a zombie, /proc/PID/stat)
- * that runx cannot reap, for a tracer holds it (the kernel lets only the
+ * that runx cannot reap, for a tracer holds it (/proc/PID/status
+ * TracerPid, runx_proc_tracer(); the kernel lets only the
  * tracer reap a traced child: wait_consider_task(), kernel/exit.c), and
  * the one the census counted, if any, is that zombie as far as it can
  * tell (the tree scope counts a zombie child of runx's without listing
@@ -329,7 +330,8 @@ static bool command_unreleased(struct supervisor *s, int alive)
 	pid_t pids[2];
 	struct runx_census c = {.pids = pids, .maxpids = 2, .want_count = true};
 
-	if (runx_proc_stat(s->res->pid, &st) < 0 || !runx_proc_is_dead(&st))
+	if (!s->scope->proc_trusted || runx_proc_stat(s->res->pid, &st) < 0 ||
+	    !runx_proc_is_dead(&st) || runx_proc_tracer(s->res->pid) <= 0)
 		return false;
 	if (alive == 1) {
 		runx_scope_census(s->scope, &c);

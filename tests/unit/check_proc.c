@@ -261,6 +261,7 @@ START_TEST(a_pending_fatal_signal_in_status_is_ending)
 	/* runx's own: nothing pending */
 	ck_assert(!runx_proc_signal_ending(getpid()));
 	ck_assert(!runx_proc_signal_ending(-1));
+	ck_assert_int_lt(runx_proc_tracer(-1), 0); /* no such file */
 }
 END_TEST
 
