@@ -409,82 +409,90 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st)
 	return runx_proc_is_exiting_in(AT_FDCWD, st);
 }
 
-/* The hex value of status line "NAME:\t..." in text, in *v: false if
- * there is none. */
-static bool status_hex(const char *text, const char *name,
-		       unsigned long long *v)
+/* The value of line "NAME:" of text, a /proc/PID/status, past its
+ * blanks, or NULL where there is none. */
+static const char *status_value(const char *text, const char *name)
 {
 	size_t len = strlen(name);
 
 	for (const char *l = text; l != NULL && *l != '\0';) {
-		if (strncmp(l, name, len) == 0 && l[len] == ':') {
-			char *end;
-			errno = 0;
-			*v = strtoull(l + len + 1, &end, 16);
-			return errno == 0 && end != l + len + 1;
-		}
+		if (strncmp(l, name, len) == 0 && l[len] == ':')
+			return l + len + 1 + strspn(l + len + 1, " \t");
 		l = strchr(l, '\n');
 		l = l != NULL ? l + 1 : NULL;
 	}
-	return false;
+	return NULL;
 }
 
-/* The first letter of status line "State:" in text, or 0. */
-static char status_state(const char *text)
+ssize_t runx_proc_status(pid_t pid, char *text, size_t size)
 {
-	const char *l = strstr(text, "\nState:");
+	char path[64];
 
-	if (l != NULL)
-		l += 7;
-	else if (strncmp(text, "State:", 6) == 0)
-		l = text + 6;
-	if (l == NULL)
-		return 0;
-	l += strspn(l, " \t");
-	return *l;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return read_small(path, text, size);
+}
+
+bool runx_proc_status_number(const char *text, const char *name, int base,
+			     unsigned long long *v)
+{
+	const char *value = status_value(text, name);
+	char *end;
+
+	if (value == NULL)
+		return false;
+	errno = 0;
+	*v = strtoull(value, &end, base);
+	return errno == 0 && end != value;
+}
+
+/* The signals whose action ends a process (runx_signal_can_end()), as a
+ * mask of bit N-1 for signal N. */
+static unsigned long long ending_signals(void)
+{
+	unsigned long long mask = 0;
+
+	for (int sig = 1; sig <= 64; sig++)
+		if (runx_signal_can_end(sig))
+			mask |= 1ULL << (sig - 1);
+	return mask;
 }
 
 bool runx_proc_status_signal_ending(const char *text)
 {
-	unsigned long long shd, pnd, blk, ign, cgt, threads, ending = 0;
-	char state = status_state(text);
+	unsigned long long shd, pnd, blk, ign, cgt, threads;
+	const char *state = status_value(text, "State");
 
-	if (!status_hex(text, "ShdPnd", &shd) ||
-	    !status_hex(text, "SigPnd", &pnd) ||
-	    !status_hex(text, "SigBlk", &blk) ||
-	    !status_hex(text, "SigIgn", &ign) ||
-	    !status_hex(text, "SigCgt", &cgt) || state == 0 || state == 'T' ||
-	    state == 't')
+	if (state == NULL || *state == '\0' || *state == 'T' || *state == 't' ||
+	    !runx_proc_status_number(text, "Threads", 10, &threads) ||
+	    threads != 1 ||
+	    !runx_proc_status_number(text, "ShdPnd", 16, &shd) ||
+	    !runx_proc_status_number(text, "SigPnd", 16, &pnd) ||
+	    !runx_proc_status_number(text, "SigBlk", 16, &blk) ||
+	    !runx_proc_status_number(text, "SigIgn", 16, &ign) ||
+	    !runx_proc_status_number(text, "SigCgt", 16, &cgt))
 		return false;
-	const char *t = strstr(text, "\nThreads:");
-	threads = t != NULL ? strtoull(t + 9, NULL, 10) : 0;
-	if (threads != 1)
-		return false;
-	for (int sig = 1; sig <= 64; sig++)
-		if (runx_signal_can_end(sig))
-			ending |= 1ULL << (sig - 1);
-	return ((shd | pnd) & ~blk & ~ign & ~cgt & ending) != 0;
+	return ((shd | pnd) & ~blk & ~ign & ~cgt & ending_signals()) != 0;
 }
 
 bool runx_proc_signal_ending(pid_t pid)
 {
-	char path[64], text[4096];
+	char text[4096];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	return read_small(path, text, sizeof(text)) > 0 &&
+	return runx_proc_status(pid, text, sizeof(text)) > 0 &&
 	       runx_proc_status_signal_ending(text);
 }
 
 pid_t runx_proc_tracer(pid_t pid)
 {
-	char path[64], text[4096];
+	char text[4096];
+	unsigned long long tracer;
+	ssize_t n = runx_proc_status(pid, text, sizeof(text));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	ssize_t n = read_small(path, text, sizeof(text));
 	if (n < 0)
 		return (pid_t)n;
-	const char *t = strstr(text, "\nTracerPid:");
-	return t != NULL ? (pid_t)strtol(t + 11, NULL, 10) : -ENOENT;
+	return runx_proc_status_number(text, "TracerPid", 10, &tracer)
+		   ? (pid_t)tracer
+		   : -ENOENT;
 }
 
 int runx_proc_each(int (*fn)(const struct runx_proc_stat *st, void *arg),
@@ -760,9 +768,11 @@ static pid_t other_thread(pid_t pid)
 	DIR *d = opendir(path);
 	if (d == NULL)
 		return 0;
-	while (tid == 0 && (e = readdir(d)) != NULL)
-		if (atoi(e->d_name) > 0 && atoi(e->d_name) != (int)pid)
-			tid = (pid_t)atoi(e->d_name);
+	while (tid == 0 && (e = readdir(d)) != NULL) {
+		int t = atoi(e->d_name);
+		if (t > 0 && t != (int)pid)
+			tid = (pid_t)t;
+	}
 	closedir(d);
 	return tid;
 }

@@ -127,6 +127,20 @@ bool runx_proc_is_exiting(const struct runx_proc_stat *st);
 bool runx_proc_is_dying_of_signal(const struct runx_proc_stat *st);
 
 /*
+ * Reads /proc/PID/status into text (at most size - 1 bytes, then a NUL):
+ * its length, or -errno (proc(5)).  One fd.
+ */
+ssize_t runx_proc_status(pid_t pid, char *text, size_t size);
+
+/*
+ * The number on line "NAME:" of text, a /proc/PID/status, in base (16
+ * for the signal masks such as ShdPnd, 10 for Threads or TracerPid), in
+ * *v: false where the line is missing or holds no number.  No errors.
+ */
+bool runx_proc_status_number(const char *text, const char *name, int base,
+			     unsigned long long *v);
+
+/*
  * True if text, a /proc/PID/status, shows a process of one thread, not
  * stopped nor traced (State T, t), with a signal pending (ShdPnd or
  * SigPnd) whose action ends it (runx_signal_can_end()) and that it

@@ -444,22 +444,15 @@ static bool of_namespace_not_init(const struct runx_proc_stat *st, void *arg)
  * cannot be read. */
 static bool read_pending(pid_t pid, unsigned long long *mask)
 {
-	char path[64], line[128];
-	int found = 0;
+	char text[4096];
+	unsigned long long shd, pnd;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (f == NULL)
+	if (runx_proc_status(pid, text, sizeof(text)) <= 0 ||
+	    !runx_proc_status_number(text, "ShdPnd", 16, &shd) ||
+	    !runx_proc_status_number(text, "SigPnd", 16, &pnd))
 		return false;
-	*mask = 0;
-	while (found < 2 && fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "SigPnd:", 7) == 0 ||
-		    strncmp(line, "ShdPnd:", 7) == 0) {
-			*mask |= strtoull(line + 7, NULL, 16);
-			found++;
-		}
-	fclose(f);
-	return found == 2;
+	*mask = shd | pnd;
+	return true;
 }
 
 /* How long pidns_wait_forward() waits for the init, in ns. */
