@@ -343,18 +343,6 @@ remove_left_cgroups() {
 }
 at_exit remove_left_cgroups
 
-# pid_of MARKER ARGV0 [SECONDS]: the pid of the live process carrying
-# MARKER whose argv[0] is ARGV0 (waits for it, default 20 s)
-pid_of() {
-	local i p
-	for ((i = 0; i < ${3:-20} * 20; i++)); do
-		p=$(marked_list "$1" | awk -v a="$2" '$3 == a { print $1; exit }')
-		[ -n "$p" ] && echo "$p" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # root_cgroup_why: why the cgroup escape cases cannot run here (the cgroup
 # scope missing, or not root: no moving into the root cgroup), or nothing.
 root_cgroup_why() {

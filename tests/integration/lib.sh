@@ -717,6 +717,19 @@ poll() {
 	return 0
 }
 
+# pid_of MARKER ARGV0 [SECONDS]: the pid of the live process carrying
+# MARKER whose argv[0] is ARGV0 (waits for it, default 20 s); runx, whose
+# command line carries its command's marker too, has its own argv[0]
+pid_of() {
+	local i p
+	for ((i = 0; i < ${3:-20} * 20; i++)); do
+		p=$(marked_list "$1" | awk -v a="$2" '$3 == a { print $1; exit }')
+		[ -n "$p" ] && echo "$p" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # marked_at_least MARKER COUNT: at least COUNT live processes carry MARKER.
 marked_at_least() {
 	[ "$(marked_count "$1")" -ge "$2" ]

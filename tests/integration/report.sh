@@ -1564,8 +1564,7 @@ for scope in child tree; do
 	mkdir -p "$d"
 	runx_bg -v --kill-scope="$scope" -t 60s -k 60s --report="$d/r.json" \
 		-- sleep "$m" 2>"$d/err"
-	wait_marked "$m" 2 # runx (its command line has the marker) and sleep
-	sleep_pid=$(marked_list "$m" | awk -v r="$RUNX_PID" '$1 != r && $3 == "sleep" { print $1 }')
+	sleep_pid=$(pid_of "$m" sleep) || sleep_pid=
 	"$PY" "$(dirname "$TESTLIB")/exit-stop.py" "$sleep_pid" "$d" 2>"$d/tracer" &
 	tracer=$!
 	if ! wait_file "$d/seized" 10; then

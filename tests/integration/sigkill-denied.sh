@@ -71,8 +71,7 @@ new_marker m
 d=$TMPD/held
 mkdir -p "$d"
 runx_bg --kill-scope=tree -k 0.2 --report="$d/r.json" -- sleep "$m" 2>"$d/err"
-wait_marked "$m" 2 # runx (its command line has the marker) and sleep
-sleep_pid=$(marked_list "$m" | awk -v r="$RUNX_PID" '$1 != r && $3 == "sleep" { print $1 }')
+sleep_pid=$(pid_of "$m" sleep) || sleep_pid=
 "$PY" "$(dirname "$TESTLIB")/exit-stop.py" --hold "$sleep_pid" "$d" 2>"$d/tracer" &
 tracer=$!
 if wait_file "$d/seized" 10; then
